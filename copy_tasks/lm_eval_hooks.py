@@ -1,0 +1,70 @@
+"""The functions our task YAMLs name: `custom_dataset` and `process_results`.
+
+`build_dataset` is called by lm-eval as `fn(**metadata, **dataset_kwargs)`: the YAML
+`dataset_kwargs` fix the family, length and variant of a task; the metadata carries our
+`copy_tasks_*` options and the model args, from which the prompt lengths are counted so that
+no doc is silently truncated (see `overflow`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from copy_tasks.docs import generate_docs
+from copy_tasks.families import family_named
+from copy_tasks.model_limits import model_limits
+from copy_tasks.options import LENGTH, OptionError, run_options
+from copy_tasks.overflow import count_overflow
+
+GENERATION = "generation"
+TEACHER_FORCED = "teacher_forced"
+VARIANTS = (GENERATION, TEACHER_FORCED)
+
+
+def build_dataset(
+    copy_tasks_family: str, copy_tasks_length: Any, copy_tasks_variant: str, **metadata: Any
+) -> dict:
+    """The docs of one task as `{"test": datasets.Dataset}`."""
+    import datasets
+
+    family = family_named(copy_tasks_family)
+    length = LENGTH.parse(copy_tasks_length)
+    if length < family.min_length:
+        raise OptionError(
+            f"copy_tasks_length={length} is not allowed for {family.name}: "
+            f"lengths must be at least {family.min_length} {family.unit}."
+        )
+    if copy_tasks_variant not in VARIANTS:
+        raise OptionError(f"copy_tasks_variant={copy_tasks_variant!r}: allowed are {VARIANTS}")
+    options = run_options(metadata, family.default_docs)
+    docs = generate_docs(
+        family.name, str(metadata.get("version", "0")), length, options.seed, options.docs
+    )
+    teacher_forced = copy_tasks_variant == TEACHER_FORCED
+    rows = count_overflow(
+        docs,
+        model_limits(metadata),
+        task=family.task_name(length, teacher_forced),
+        generation_budget=None if teacher_forced else family.generation_budget,
+    )
+    return {"test": datasets.Dataset.from_list(rows)}
+
+
+def process_generation(doc: dict, results: list[str]) -> dict[str, float]:
+    """Metrics of one generated answer (lm-eval passes `[generation]`)."""
+    scores = family_named(doc["family"]).score_generation(results[0], doc["target"])
+    return {**scores, "overflow": doc["overflow"]}
+
+
+def process_teacher_forced(doc: dict, results: list[tuple[float, bool]]) -> dict[str, float]:
+    """Metrics of one scored continuation (lm-eval passes `[(logprob, is_greedy)]`).
+
+    exact_match is lm-eval's `is_greedy`: every target token is the model's argmax, which is
+    what greedy decoding would have produced, token for token.
+    """
+    logprob, is_greedy = results[0]
+    return {
+        "exact_match": float(is_greedy),
+        "logprob": float(logprob),
+        "overflow": doc["overflow"],
+    }

@@ -1,0 +1,111 @@
+"""The phone-book probe: find one person's number in a book read once.
+
+Follows the authors' protocol (PROTOCOLS.md): entry lines `{First} {Last}: {10 digits}` with
+a first digit of 6-9, the book joined by newlines, a blank line, two example lines copied
+from the book, a blank line, then the query name and a colon. Unlike the authors' script,
+names and numbers are unique within a book (so every query has exactly one answer) and the
+query entry is never one of the two examples.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from copy_tasks.names import draw_full_names
+
+DIGITS = 10
+
+
+def _unique(draw, rng: np.random.Generator, count: int) -> list[str]:
+    """`count` distinct values from `draw(rng, k)`, keeping first occurrences in draw order."""
+    chosen: dict[str, None] = {}
+    while len(chosen) < count:
+        for value in draw(rng, count - len(chosen)):
+            chosen.setdefault(value, None)
+    return list(chosen)[:count]
+
+
+def _draw_numbers(rng: np.random.Generator, count: int) -> list[str]:
+    leading = rng.integers(6, 10, size=count)
+    rest = rng.integers(0, 10 ** (DIGITS - 1), size=count)
+    return [f"{lead}{tail:09d}" for lead, tail in zip(leading.tolist(), rest.tolist())]
+
+
+def make_phonebook_doc(rng: np.random.Generator, entries: int) -> dict:
+    """One phone-book doc with `entries` lines (at least 3: two examples and the query).
+
+    >>> from copy_tasks.seeding import doc_rng
+    >>> doc = make_phonebook_doc(doc_rng("phonebook_copy", "1.0", 3, 1234, 0), 3)
+    >>> print(doc["prompt"])  # doctest: +NORMALIZE_WHITESPACE
+    Laura Holden: 6659394736
+    Joshua Lindsay: 8751787416
+    Stephanie Richards: 9005826893
+    <BLANKLINE>
+    Stephanie Richards: 9005826893
+    Laura Holden: 6659394736
+    <BLANKLINE>
+    Joshua Lindsay:
+    >>> doc["target"], doc["continuation"], doc["query_position"]
+    ('8751787416', ' 8751787416\\n', 1)
+    """
+    if entries < 3:
+        raise ValueError(f"a phone book needs at least 3 entries (2 examples + query), got {entries}")
+    names = _unique(draw_full_names, rng, entries)
+    numbers = _unique(_draw_numbers, rng, entries)
+    lines = [f"{name}: {number}" for name, number in zip(names, numbers)]
+    query = int(rng.integers(entries))
+    others = rng.choice(entries - 1, size=2, replace=False)
+    examples = [int(i) + (i >= query) for i in others]
+    prompt = (
+        "\n".join(lines)
+        + "\n\n"
+        + "\n".join(lines[i] for i in examples)
+        + "\n\n"
+        + f"{names[query]}:"
+    )
+    return {
+        "prompt": prompt,
+        "target": numbers[query],
+        "continuation": f" {numbers[query]}\n",
+        "query_position": query,
+        "query_depth": query / (entries - 1),
+        "example_positions": examples,
+    }
+
+
+def generated_answer(generation: str) -> str:
+    """The authors' reading of a generation: the text before its first newline, stripped.
+
+    >>> generated_answer(" 6093237777\\nAnn Lee: 7")
+    '6093237777'
+    """
+    return generation.split("\n", 1)[0].strip()
+
+
+def leading_digits_right(answer: str, target: str) -> int:
+    """How many leading characters of `answer` equal the gold digits (partial credit).
+
+    >>> leading_digits_right("609-323-7777", "6093237777")
+    3
+    """
+    count = 0
+    for got, want in zip(answer, target):
+        if got != want:
+            break
+        count += 1
+    return count
+
+
+def score_generation(generation: str, target: str) -> dict[str, float]:
+    """exact_match (the authors' rule) and prefix_match (fraction of leading digits right).
+
+    >>> score_generation(" 6093237777\\n", "6093237777")
+    {'exact_match': 1.0, 'prefix_match': 1.0}
+    >>> score_generation("609-323-7777", "6093237777")
+    {'exact_match': 0.0, 'prefix_match': 0.3}
+    """
+    answer = generated_answer(generation)
+    return {
+        "exact_match": float(answer == target),
+        "prefix_match": leading_digits_right(answer, target) / len(target),
+    }
