@@ -36,17 +36,17 @@ def make_phonebook_doc(rng: np.random.Generator, entries: int) -> dict:
 
     >>> from copy_tasks.seeding import doc_rng
     >>> doc = make_phonebook_doc(doc_rng("phonebook_copy", "1.0", 3, 1234, 0), 3)
-    >>> print(doc["prompt"])  # doctest: +NORMALIZE_WHITESPACE
-    Laura Holden: 6659394736
-    Joshua Lindsay: 8751787416
-    Stephanie Richards: 9005826893
+    >>> print(doc["prompt"])
+    Miles Hagan: 8080121631
+    Pamela Bozwell: 8700298705
+    Elizabeth Pritchard: 8395020864
     <BLANKLINE>
-    Stephanie Richards: 9005826893
-    Laura Holden: 6659394736
+    Elizabeth Pritchard: 8395020864
+    Miles Hagan: 8080121631
     <BLANKLINE>
-    Joshua Lindsay:
+    Pamela Bozwell:
     >>> doc["target"], doc["continuation"], doc["query_position"]
-    ('8751787416', ' 8751787416\\n', 1)
+    ('8700298705', ' 8700298705\\n', 1)
     """
     if entries < 3:
         raise ValueError(f"a phone book needs at least 3 entries (2 examples + query), got {entries}")
@@ -55,7 +55,7 @@ def make_phonebook_doc(rng: np.random.Generator, entries: int) -> dict:
     lines = [f"{name}: {number}" for name, number in zip(names, numbers)]
     query = int(rng.integers(entries))
     others = rng.choice(entries - 1, size=2, replace=False)
-    examples = [int(i) + (i >= query) for i in others]
+    examples = [int(i) + int(i >= query) for i in others]
     prompt = (
         "\n".join(lines)
         + "\n\n"

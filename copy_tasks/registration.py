@@ -7,8 +7,11 @@ is indexed right after it (so a user's `--include_path` still comes last and sti
 Folders are deduplicated by resolved path, so if lm-eval ever indexes our folder itself (the
 `lm_eval.tasks` entry-point proposal) nothing is indexed twice.
 
-The wrap is installed by `copy_tasks.pth` at interpreter start, lazily: an import hook waits
-for `lm_eval.tasks._index` and patches it as it loads, so Python processes that never import
+The same hook makes lm-eval's CLI check our `--metadata` options before it loads a model
+(`copy_tasks.cli_checks`).
+
+The wraps are installed by `copy_tasks.pth` at interpreter start, lazily: an import hook waits
+for `lm_eval.tasks._index` and `lm_eval.__main__` and patches them as they load, so Python processes that never import
 lm-eval pay nothing but this module's import. Set COPY_TASKS_AUTOREGISTER=0 to switch it off
 (then use `copy-tasks run`, `copy_tasks.task_manager()` or `--include_path`).
 
@@ -24,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 INDEX_MODULE = "lm_eval.tasks._index"
+CLI_MODULE = "lm_eval.__main__"
 AUTOREGISTER_ENV = "COPY_TASKS_AUTOREGISTER"
 _PATCHED = "_copy_tasks_patched"
 
@@ -74,11 +78,25 @@ def patch_task_index(index_module: Any) -> None:
     setattr(task_index, _PATCHED, True)
 
 
+def patch_cli(cli_module: Any) -> None:
+    """Make `lm_eval` check our options before it loads a model (idempotent)."""
+    from copy_tasks.cli_checks import exit_on_option_error
+
+    main = cli_module.cli_evaluate
+    if not getattr(main, _PATCHED, False):
+        cli_module.cli_evaluate = exit_on_option_error(main)
+        setattr(cli_module.cli_evaluate, _PATCHED, True)
+
+
+_PATCHES = {INDEX_MODULE: patch_task_index, CLI_MODULE: patch_cli}
+
+
 class _PatchWhenImported(importlib.abc.MetaPathFinder):
-    """Finds nothing itself; when lm-eval's task index module is found, patches it on load."""
+    """Finds nothing itself; when a module we patch is found, patches it as it loads."""
 
     def find_spec(self, fullname, path, target=None):
-        if fullname != INDEX_MODULE:
+        patch = _PATCHES.get(fullname)
+        if patch is None:
             return None
         spec = importlib.machinery.PathFinder.find_spec(fullname, path)
         if spec is None or spec.loader is None:
@@ -87,17 +105,19 @@ class _PatchWhenImported(importlib.abc.MetaPathFinder):
 
         def exec_module(module):
             load(module)
-            patch_task_index(module)
+            patch(module)
 
         spec.loader.exec_module = exec_module
         return spec
 
 
 def install() -> None:
-    """Make every `TaskManager` of this process index our tasks (idempotent)."""
-    if INDEX_MODULE in sys.modules:
-        patch_task_index(sys.modules[INDEX_MODULE])
-    elif not any(isinstance(finder, _PatchWhenImported) for finder in sys.meta_path):
+    """Make every `TaskManager` of this process index our tasks, and lm-eval's CLI check our
+    options early (idempotent). Modules already imported are patched now, others on import."""
+    for name, patch in _PATCHES.items():
+        if name in sys.modules:
+            patch(sys.modules[name])
+    if not any(isinstance(finder, _PatchWhenImported) for finder in sys.meta_path):
         sys.meta_path.insert(0, _PatchWhenImported())
 
 

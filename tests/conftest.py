@@ -1,0 +1,45 @@
+"""Shared fixtures: tiny local models and a runner for the real `lm_eval` command."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from copy_tasks.tiny_models import build_tiny_model
+
+BIN = Path(sys.executable).parent
+
+
+@pytest.fixture(scope="session")
+def tiny_models(tmp_path_factory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("tiny-models")
+    return {arch: build_tiny_model(arch, root / arch) for arch in ("gpt_neox", "mamba")}
+
+
+def offline_env(**extra: str) -> dict[str, str]:
+    env = dict(os.environ, HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1",
+               TRANSFORMERS_OFFLINE="1", TOKENIZERS_PARALLELISM="false")
+    env.update(extra)
+    return env
+
+
+def run_command(args: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess:
+    """Run one of the installed console scripts (`lm_eval`, `copy-tasks`) in a subprocess."""
+    command = [str(BIN / args[0]), *args[1:]]
+    return subprocess.run(command, cwd=cwd, env=offline_env(**env), capture_output=True,
+                          text=True, timeout=900)
+
+
+def read_results(output: Path) -> tuple[dict, dict[str, list[dict]]]:
+    """The results JSON and the logged samples per task of one `--output_path` run."""
+    results_file = next(output.rglob("results_*.json"))
+    samples = {}
+    for path in output.rglob("samples_*.jsonl"):
+        task = path.name[len("samples_"):].rsplit("_", 1)[0]
+        samples[task] = [json.loads(line) for line in path.read_text().splitlines()]
+    return json.loads(results_file.read_text()), samples

@@ -1,0 +1,17 @@
+"""The worked examples in the docstrings are true."""
+
+import doctest
+import importlib
+
+import pytest
+
+MODULES = [
+    "copy_tasks.cli", "copy_tasks.docs", "copy_tasks.names", "copy_tasks.options",
+    "copy_tasks.phonebook", "copy_tasks.registration", "copy_tasks.seeding",
+]
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_docstring_examples(name):
+    result = doctest.testmod(importlib.import_module(name))
+    assert result.failed == 0 and result.attempted > 0

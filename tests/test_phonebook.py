@@ -1,0 +1,134 @@
+"""The phone-book generator and its scoring."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import sys
+
+import pytest
+
+from copy_tasks.docs import generate_docs
+from copy_tasks.phonebook import make_phonebook_doc, score_generation
+from copy_tasks.seeding import doc_rng
+
+
+def book_lines(doc: dict) -> list[str]:
+    return doc["prompt"].split("\n\n")[0].split("\n")
+
+
+def doc_hash(doc: dict) -> str:
+    return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()[:16]
+
+
+@pytest.mark.parametrize("entries", [3, 20, 50, 100, 200, 500, 1000])
+def test_book_has_the_promised_entries_and_format(entries):
+    for doc in generate_docs("phonebook_copy", "1.0", entries, 1234, 5):
+        lines = book_lines(doc)
+        assert len(lines) == entries
+        for line in lines:
+            name, number = line.split(": ")
+            assert len(name.split(" ")) == 2
+            assert len(number) == 10 and number.isdigit() and number[0] in "6789"
+
+
+def test_prompt_is_book_two_examples_then_query():
+    doc = generate_docs("phonebook_copy", "1.0", 50, 1234, 1)[0]
+    book, examples, query = doc["prompt"].split("\n\n")
+    lines = book.split("\n")
+    query_line = lines[doc["query_position"]]
+    assert query == query_line.split(": ")[0] + ":"
+    assert query_line.endswith(": " + doc["target"])
+    assert examples.split("\n") == [lines[i] for i in doc["example_positions"]]
+    assert doc["continuation"] == " " + doc["target"] + "\n"
+    assert doc["query_depth"] == doc["query_position"] / 49
+
+
+def test_query_is_never_an_example_and_depth_spans_the_book():
+    docs = generate_docs("phonebook_copy", "1.0", 20, 99, 2000)
+    positions = {doc["query_position"] for doc in docs}
+    for doc in docs:
+        assert doc["query_position"] not in doc["example_positions"]
+        assert len(set(doc["example_positions"])) == 2
+    assert positions == set(range(20))
+
+
+def test_names_and_numbers_unique_in_10000_books():
+    sizes = [20, 50, 100, 200]
+    for index in range(10_000):
+        entries = sizes[index % len(sizes)]
+        lines = book_lines(make_phonebook_doc(doc_rng("uniqueness", "1", entries, 7, index), entries))
+        names = [line.split(": ")[0] for line in lines]
+        numbers = [line.split(": ")[1] for line in lines]
+        assert len(set(names)) == entries and len(set(numbers)) == entries
+
+
+def test_names_follow_census_frequencies():
+    docs = generate_docs("phonebook_copy", "1.0", 1000, 5, 3)
+    lasts = [line.split(": ")[0].split(" ")[1] for doc in docs for line in book_lines(doc)]
+    # Smith is 1.006% of the census' last names: about 30 of 3000, never absent.
+    assert 10 <= lasts.count("Smith") <= 60
+    assert lasts.count("Smith") > lasts.count("Miller") / 3
+
+
+# Golden hashes: a change here means every published score stops being comparable, so it
+# must come with a bump of the family's metadata.version and a README changelog entry.
+GOLDEN = {
+    (20, 0): "9d2759643362c3ef",
+    (20, 1): "61f5eb39d19e8583",
+    (1000, 7): "ab5c9571433d8a99",
+}
+
+
+@pytest.mark.parametrize(("entries", "index"), sorted(GOLDEN))
+def test_golden_docs(entries, index):
+    doc = generate_docs("phonebook_copy", "1.0", entries, 1234, index + 1)[index]
+    assert doc_hash(doc) == GOLDEN[(entries, index)]
+
+
+DOC_HASHES = (
+    "import hashlib, json; from copy_tasks.docs import generate_docs; "
+    "print(hashlib.sha256(json.dumps(generate_docs('phonebook_copy', '1.0', 100, 3, 20), "
+    "sort_keys=True).encode()).hexdigest())"
+)
+
+
+def test_identical_docs_across_processes_and_hash_seeds():
+    outputs = {
+        subprocess.run([sys.executable, "-c", DOC_HASHES], capture_output=True, text=True,
+                       env={"PYTHONHASHSEED": seed}, check=True).stdout
+        for seed in ("0", "1", "12345")
+    }
+    assert len(outputs) == 1 and len(outputs.pop().strip()) == 64
+
+
+def test_seed_changes_the_data():
+    assert generate_docs("phonebook_copy", "1.0", 20, 1, 1) != generate_docs(
+        "phonebook_copy", "1.0", 20, 2, 1)
+
+
+def test_doc_does_not_depend_on_the_doc_count():
+    assert generate_docs("phonebook_copy", "1.0", 50, 1234, 3) == generate_docs(
+        "phonebook_copy", "1.0", 50, 1234, 10)[:3]
+
+
+@pytest.mark.parametrize(
+    ("generation", "exact", "prefix"),
+    [
+        (" 6093237777\nMary Jones: 7123456789", 1.0, 1.0),  # trailing text after the newline
+        (" 6093237777", 1.0, 1.0),  # no newline
+        ("6093237777\n", 1.0, 1.0),  # no leading space
+        ("   6093237777  \n", 1.0, 1.0),  # extra spaces
+        (" 609-323-7777\n", 0.0, 0.3),  # dashes: not the book's number
+        (" 6093237777 (home)\n", 0.0, 1.0),  # trailing text on the answer line
+        (" 6093237770\n", 0.0, 0.9),  # last digit wrong
+        (" 609323777\n", 0.0, 0.9),  # one digit short
+        ("", 0.0, 0.0),  # empty output
+        ("\n6093237777", 0.0, 0.0),  # answer after a blank first line
+        (" 7093237777\n", 0.0, 0.0),  # first digit wrong
+    ],
+)
+def test_scoring_hand_worked(generation, exact, prefix):
+    assert score_generation(generation, "6093237777") == {
+        "exact_match": exact, "prefix_match": prefix}

@@ -1,0 +1,84 @@
+"""Our tasks are found by lm-eval without flags, beside a user's own --include_path."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import yaml
+
+import copy_tasks
+from copy_tasks.families import FAMILIES
+from copy_tasks.registration import task_config_dir, with_our_tasks
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def all_task_names() -> set[str]:
+    names = set()
+    for path in task_config_dir().rglob("*.yaml"):
+        config = yaml.load(path.read_text(), Loader=yaml.BaseLoader)
+        names.add(config.get("task") if isinstance(config.get("task"), str) else config["group"])
+    return names
+
+
+def test_yaml_tasks_match_the_family_table():
+    expected = {"copy_tasks", "copy_tasks_offline"}
+    for family in FAMILIES.values():
+        expected |= {family.name, family.name + "_tf"}
+        for length in family.lengths:
+            expected |= {family.task_name(length), family.task_name(length, teacher_forced=True)}
+    assert all_task_names() == expected
+
+
+def test_yaml_constants_match_the_python_defaults():
+    for family in FAMILIES.values():
+        folder = task_config_dir() / family.name
+        generation = yaml.load((folder / f"_{family.name}_yaml").read_text(), Loader=yaml.SafeLoader)
+        forced = yaml.load((folder / f"_{family.name}_tf_yaml").read_text(), Loader=yaml.SafeLoader)
+        assert generation["generation_kwargs"]["max_gen_toks"] == family.generation_budget
+        for config in (generation, forced):
+            assert config["metadata"]["copy_tasks_docs"] == family.default_docs
+            assert config["metadata"]["copy_tasks_seed"] == 1234
+        assert generation["metadata"]["version"] == forced["metadata"]["version"]
+
+
+def test_our_folder_goes_right_after_the_builtin_one_and_only_once(tmp_path):
+    builtin, user = tmp_path / "lm_eval_tasks", tmp_path / "mine"
+    ours = task_config_dir()
+    assert with_our_tasks([builtin, user], builtin) == [builtin, ours.resolve(), user]
+    # lm-eval honouring an entry point (or a user passing our folder) indexes it once.
+    assert with_our_tasks([builtin, ours, user], builtin) == [builtin, ours, user]
+    assert with_our_tasks([builtin, user, ours], builtin) == [builtin, ours.resolve(), user]
+    # Without lm-eval's built-in tasks (include_defaults=False) we add nothing.
+    assert with_our_tasks([user], builtin) == [user]
+
+
+def test_task_manager_api_includes_our_tasks_and_user_tasks(tmp_path):
+    (tmp_path / "mine.yaml").write_text("task: my_task\ndataset_path: json\noutput_type: loglikelihood\n")
+    manager = copy_tasks.task_manager(include_path=str(tmp_path))
+    assert {"phonebook_copy", "phonebook_copy_tf_1000", "copy_tasks_offline", "my_task"} <= set(
+        manager.all_tasks)
+    index = manager.task_index
+    assert Path(index["phonebook_copy_20"].yaml_path).is_relative_to(task_config_dir())
+
+
+def test_autoregistration_can_be_switched_off():
+    probe = ("import sys, copy_tasks.registration as r; "
+             "print(any(isinstance(f, r._PatchWhenImported) for f in sys.meta_path))")
+    run = lambda env: subprocess.run([sys.executable, "-c", probe], env=env, text=True,  # noqa: E731
+                                     capture_output=True, check=True).stdout.strip()
+    assert run({"COPY_TASKS_AUTOREGISTER": "0"}) == "False"
+    assert run({}) == "True"
+
+
+def test_wheel_ships_task_configs_and_the_pth_file(tmp_path):
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
+                    "-q", "-w", str(tmp_path), str(ROOT)], check=True)
+    names = zipfile.ZipFile(next(tmp_path.glob("copy_tasks-*.whl"))).namelist()
+    assert "copy_tasks.pth" in names
+    assert "copy_tasks/task_configs/phonebook_copy/phonebook_copy_1000.yaml" in names
+    assert "copy_tasks/task_configs/_generation_template_yaml" in names
+    assert "copy_tasks/data/census1990_last.tsv.gz" in names
