@@ -60,8 +60,7 @@ def draw_full_names(rng: np.random.Generator, count: int) -> list[str]:
     (3, True)
     """
     female = rng.random(count) < 0.5
-    firsts = np.where(
-        female, first_names("female").draw(rng, count), first_names("male").draw(rng, count)
-    )
-    lasts = last_names().draw(rng, count)
-    return [f"{first} {last}" for first, last in zip(firsts, lasts)]
+    firsts = np.empty(count, dtype=object)
+    firsts[female] = first_names("female").draw(rng, int(female.sum()))
+    firsts[~female] = first_names("male").draw(rng, count - int(female.sum()))
+    return list(map(" ".join, zip(firsts.tolist(), last_names().draw(rng, count).tolist())))

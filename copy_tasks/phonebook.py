@@ -18,17 +18,15 @@ DIGITS = 10
 
 def _unique(draw, rng: np.random.Generator, count: int) -> list[str]:
     """`count` distinct values from `draw(rng, k)`, keeping first occurrences in draw order."""
-    chosen: dict[str, None] = {}
+    chosen = dict.fromkeys(draw(rng, count))
     while len(chosen) < count:
-        for value in draw(rng, count - len(chosen)):
-            chosen.setdefault(value, None)
+        chosen.update(dict.fromkeys(draw(rng, count - len(chosen))))
     return list(chosen)[:count]
 
 
 def _draw_numbers(rng: np.random.Generator, count: int) -> list[str]:
-    leading = rng.integers(6, 10, size=count)
-    rest = rng.integers(0, 10 ** (DIGITS - 1), size=count)
-    return [f"{lead}{tail:09d}" for lead, tail in zip(leading.tolist(), rest.tolist())]
+    """Uniform 10-digit numbers whose first digit is 6-9."""
+    return list(map(str, rng.integers(6 * 10 ** (DIGITS - 1), 10**DIGITS, size=count).tolist()))
 
 
 def make_phonebook_doc(rng: np.random.Generator, entries: int) -> dict:
@@ -37,22 +35,22 @@ def make_phonebook_doc(rng: np.random.Generator, entries: int) -> dict:
     >>> from copy_tasks.seeding import doc_rng
     >>> doc = make_phonebook_doc(doc_rng("phonebook_copy", "1.0", 3, 1234, 0), 3)
     >>> print(doc["prompt"])
-    Miles Hagan: 8080121631
-    Pamela Bozwell: 8700298705
-    Elizabeth Pritchard: 8395020864
+    John Hark: 8202035267
+    Evelyn Karam: 8025602519
+    Pamela Cookson: 9838041787
     <BLANKLINE>
-    Elizabeth Pritchard: 8395020864
-    Miles Hagan: 8080121631
+    John Hark: 8202035267
+    Evelyn Karam: 8025602519
     <BLANKLINE>
-    Pamela Bozwell:
+    Pamela Cookson:
     >>> doc["target"], doc["continuation"], doc["query_position"]
-    ('8700298705', ' 8700298705\\n', 1)
+    ('9838041787', ' 9838041787\\n', 2)
     """
     if entries < 3:
         raise ValueError(f"a phone book needs at least 3 entries (2 examples + query), got {entries}")
     names = _unique(draw_full_names, rng, entries)
     numbers = _unique(_draw_numbers, rng, entries)
-    lines = [f"{name}: {number}" for name, number in zip(names, numbers)]
+    lines = list(map(": ".join, zip(names, numbers)))
     query = int(rng.integers(entries))
     others = rng.choice(entries - 1, size=2, replace=False)
     examples = [int(i) + int(i >= query) for i in others]

@@ -1,0 +1,102 @@
+"""End-to-end runs through the real `lm_eval` command on tiny local models (subprocesses)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import read_results, run_command
+
+from copy_tasks.docs import generate_docs
+from copy_tasks.families import FAMILIES
+
+PHONEBOOK = FAMILIES["phonebook_copy"]
+TASKS = [PHONEBOOK.task_name(n, tf) for tf in (False, True) for n in PHONEBOOK.lengths]
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module", params=["gpt_neox", "mamba"])
+def phonebook_run(request, tiny_models, tmp_path_factory):
+    """Both phone-book groups, 2 docs per task, on one tiny model; Mamba via copy-tasks run."""
+    out = tmp_path_factory.mktemp(f"run-{request.param}")
+    command = ["lm_eval"] if request.param == "gpt_neox" else ["copy-tasks", "run"]
+    result = run_command(
+        [*command, "--model", "hf", "--model_args", f"pretrained={tiny_models[request.param]}",
+         "--device", "cpu", "--tasks", "phonebook_copy,phonebook_copy_tf", "--limit", "2",
+         "--metadata", '{"copy_tasks_docs": 6, "copy_tasks_seed": 77}',
+         "--output_path", str(out), "--log_samples"],
+        cwd=out,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    return read_results(out), result.stderr
+
+
+def test_every_length_reports_exact_match_with_stderr(phonebook_run):
+    (results, _), _ = phonebook_run
+    for task in TASKS:
+        metrics = results["results"][task]
+        assert isinstance(metrics["exact_match,none"], float)
+        assert isinstance(metrics["exact_match_stderr,none"], float)
+        assert results["n-samples"][task]["effective"] == 2
+    for group in ("phonebook_copy", "phonebook_copy_tf"):
+        assert "exact_match,none" in results["results"][group]
+
+
+def test_seed_and_doc_count_are_recorded_and_used(phonebook_run):
+    (results, samples), _ = phonebook_run
+    config = results["configs"]["phonebook_copy_50"]["metadata"]
+    assert (config["copy_tasks_seed"], config["copy_tasks_docs"]) == (77, 6)
+    expected = generate_docs("phonebook_copy", "1.0", 50, 77, 2)
+    assert [s["doc"]["prompt"] for s in samples["phonebook_copy_50"]] == [d["prompt"] for d in expected]
+    assert [s["arguments"]["gen_args_0"]["arg_0"] for s in samples["phonebook_copy_50"]] == [
+        d["prompt"] for d in expected]
+
+
+def test_long_books_are_flagged_as_overflowing(phonebook_run):
+    (results, _), stderr = phonebook_run
+    # The tiny models read 2048 tokens; 500 entries take about 6,000.
+    for task in ("phonebook_copy_500", "phonebook_copy_1000", "phonebook_copy_tf_1000"):
+        assert results["results"][task]["overflow,none"] == 1.0
+    assert results["results"]["phonebook_copy_20"]["overflow,none"] == 0.0
+    assert "phonebook_copy_1000: 6 of 6 docs do not fit the context of 2048 tokens" in stderr
+
+
+def test_generation_and_teacher_forced_verdicts_agree(phonebook_run):
+    (_, samples), _ = phonebook_run
+    for length in PHONEBOOK.lengths:
+        generated = {s["doc_id"]: s["exact_match"] for s in samples[f"phonebook_copy_{length}"]}
+        forced = {s["doc_id"]: s["exact_match"] for s in samples[f"phonebook_copy_tf_{length}"]}
+        assert generated == forced
+
+
+def test_global_num_fewshot_leaves_our_prompts_alone(tiny_models, tmp_path):
+    """A user's task from --include_path runs beside ours; --num_fewshot 5 reaches only it."""
+    rows = [{"question": f"{i} plus {i} is", "answer": f" {2 * i}"} for i in range(12)]
+    data = tmp_path / "data.jsonl"
+    data.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    user_tasks = tmp_path / "user_tasks"
+    user_tasks.mkdir()
+    (user_tasks / "arith.yaml").write_text(
+        "task: user_arith\ndataset_path: json\n"
+        f"dataset_kwargs:\n  data_files:\n    train: {data}\n    test: {data}\n"
+        "training_split: train\ntest_split: test\nfewshot_split: train\n"
+        "output_type: loglikelihood\ndoc_to_text: '{{question}}'\ndoc_to_target: '{{answer}}'\n"
+        "target_delimiter: ''\nmetric_list:\n  - metric: acc\n"
+    )
+    out = tmp_path / "out"
+    result = run_command(
+        ["lm_eval", "--model", "hf", "--model_args", f"pretrained={tiny_models['gpt_neox']}",
+         "--device", "cpu", "--tasks", "phonebook_copy_20,phonebook_copy_tf_20,user_arith",
+         "--include_path", str(user_tasks), "--num_fewshot", "5", "--limit", "2",
+         "--output_path", str(out), "--log_samples"],
+        cwd=tmp_path,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    results, samples = read_results(out)
+    assert results["n-shot"]["phonebook_copy_20"] == 0
+    assert results["n-shot"]["user_arith"] == 5
+    for task in ("phonebook_copy_20", "phonebook_copy_tf_20"):
+        for sample in samples[task]:
+            assert sample["arguments"]["gen_args_0"]["arg_0"] == sample["doc"]["prompt"]
+    user_context = samples["user_arith"][0]["arguments"]["gen_args_0"]["arg_0"]
+    assert user_context.count(" is") == 6  # five demonstrations and the question
