@@ -11,7 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from copy_tasks.phonebook import make_phonebook_doc, score_generation as phonebook_score
+from copy_tasks.phonebook import make_phonebook_doc
+from copy_tasks.phonebook import score_generation as phonebook_score
 
 TEACHER_FORCED_SUFFIX = "_tf"
 

@@ -8,6 +8,8 @@ import subprocess
 import sys
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from copy_tasks.docs import generate_docs
 from copy_tasks.phonebook import make_phonebook_doc, score_generation
@@ -132,3 +134,17 @@ def test_doc_does_not_depend_on_the_doc_count():
 def test_scoring_hand_worked(generation, exact, prefix):
     assert score_generation(generation, "6093237777") == {
         "exact_match": exact, "prefix_match": prefix}
+
+
+@settings(max_examples=200, deadline=None)
+@given(entries=st.integers(3, 300), seed=st.integers(0, 2**63), index=st.integers(0, 10**6))
+def test_every_doc_is_unambiguous(entries, seed, index):
+    doc = make_phonebook_doc(doc_rng("phonebook_copy", "1.0", entries, seed, index), entries)
+    lines = book_lines(doc)
+    names = [line.split(": ")[0] for line in lines]
+    assert len(lines) == entries and len(set(names)) == entries
+    query_name = doc["prompt"].rsplit("\n\n", 1)[1]
+    assert query_name == names[doc["query_position"]] + ":"
+    assert names.count(query_name[:-1]) == 1
+    assert lines[doc["query_position"]] == f"{query_name} {doc['target']}"
+    assert doc["query_position"] not in doc["example_positions"]
