@@ -13,7 +13,8 @@ import functools
 import sys
 from collections.abc import Callable, Sequence
 
-from copy_tasks.options import USER_OPTIONS, OptionError, check_keys
+from copy_tasks.families import user_options
+from copy_tasks.options import OptionError, parse_present
 
 
 def run_metadata(argv: Sequence[str]) -> dict:
@@ -29,11 +30,7 @@ def run_metadata(argv: Sequence[str]) -> dict:
 
 def check_run_args(argv: Sequence[str]) -> None:
     """Raise OptionError for a bad or unknown `copy_tasks_*` key on the command line."""
-    metadata = run_metadata(argv)
-    check_keys(metadata)
-    for key, option in USER_OPTIONS.items():
-        if key in metadata:
-            option.parse(metadata[key])
+    parse_present(run_metadata(argv), user_options())
 
 
 def exit_on_option_error(main: Callable[[], object]) -> Callable[[], object]:

@@ -1,30 +1,39 @@
-"""Deterministic doc sets: (family, data version, length, seed, count) -> docs.
+"""Deterministic doc sets: (family, data version, length, seed, count, options) -> docs.
 
-Doc i depends only on (family, version, length, seed, i), never on the other docs, so
-`--limit`, the doc count and data-parallel ranks all see the same doc i. Doc sets are cached
-per process, so a generation task and its teacher-forced twin generate the data once.
+Doc i depends only on (data family, version, length, seed, i) and the family's options, never
+on the other docs, so `--limit`, the doc count and data-parallel ranks all see the same doc i.
+Doc sets are cached per process, so a generation task and its teacher-forced twin generate the
+data once.
 """
 
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Any
 
 from copy_tasks.families import family_named
 from copy_tasks.seeding import doc_rng
 
 
 @lru_cache(maxsize=64)
-def generate_docs(family: str, version: str, length: int, seed: int, count: int) -> tuple:
+def generate_docs(
+    family: str, version: str, length: int, seed: int, count: int,
+    doc_options: tuple[tuple[str, Any], ...] = (),
+) -> tuple:
     """`count` docs of one task: the family's doc fields plus identification fields.
+
+    `doc_options` are the family's options as (argument, value) pairs; omitted ones take
+    their defaults.
 
     >>> docs = generate_docs("phonebook_copy", "1.0", 20, 1234, 2)
     >>> [d["index"] for d in docs], docs[0]["unit"], docs[0]["prompt"].count("\\n")
     ([0, 1], 'entries', 24)
     """
     spec = family_named(family)
+    options = {option.argument: option.default for option in spec.options} | dict(doc_options)
     docs = []
     for index in range(count):
-        doc = spec.make_doc(doc_rng(family, version, length, seed, index), length)
+        doc = spec.make_doc(doc_rng(spec.seed_key, version, length, seed, index), length, **options)
         doc.update(family=family, length=length, unit=spec.unit, seed=seed, index=index)
         docs.append(doc)
     return tuple(docs)

@@ -1,18 +1,18 @@
-"""The probe families: their unit, lengths, default doc count and doc generator.
+"""The probe families: unit, lengths, default doc count, options and doc generator.
 
-This table is the one source of truth for `copy-tasks list`, the dataset hook and the tests
-that check the YAML task folders against it.
+This table is the one source of truth for `copy-tasks list`, the dataset hook, the option
+checks and the tests that check the YAML task folders against it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
 
-import numpy as np
-
-from copy_tasks.phonebook import make_phonebook_doc
-from copy_tasks.phonebook import score_generation as phonebook_score
+from copy_tasks import lookup, phonebook
+from copy_tasks.options import DOCS, SEED, ChoiceOption, IntOption, Option, parse_present
 
 TEACHER_FORCED_SUFFIX = "_tf"
 
@@ -29,11 +29,45 @@ class Family:
     needs_download: bool
     # Most new tokens any answer can need (one token is at least one byte).
     generation_budget: int
-    make_doc: Callable[[np.random.Generator, int], dict]
+    make_doc: Callable[..., dict]  # (rng, length, **options) -> doc
     score_generation: Callable[[str, str], dict[str, float]]
+    # Families with the same data key draw identical random data for doc i.
+    data_key: str = ""
+    options: tuple[Option, ...] = field(default_factory=tuple)
 
     def task_name(self, length: int, teacher_forced: bool = False) -> str:
         return f"{self.name}{TEACHER_FORCED_SUFFIX if teacher_forced else ''}_{length}"
+
+    @property
+    def seed_key(self) -> str:
+        return self.data_key or self.name
+
+
+LOOKUP_OPTIONS = (
+    IntOption("copy_tasks_lookup_key_length", "key_length", "the key length n (letters)",
+              default=4, minimum=1, maximum=16),
+    IntOption("copy_tasks_lookup_answer_length", "answer_length", "the answer length k (letters)",
+              default=4, minimum=1, maximum=16),
+    ChoiceOption("copy_tasks_lookup_format", "fmt", "the lookup prompt format",
+                 default="natural", choices=lookup.FORMATS),
+)
+
+
+def _lookup_family(key_place: str) -> Family:
+    return Family(
+        name=f"lookup_{key_place}",
+        unit="letters",
+        lengths=(20, 50, 100, 200, 500, 1000),
+        default_docs=200,
+        min_length=2,
+        needs_download=False,
+        # Natural format: " a b c ... \n" is 2k + 1 bytes, k <= 16.
+        generation_budget=40,
+        make_doc=partial(lookup.make_lookup_doc, key_place=key_place),
+        score_generation=lookup.score_lookup,
+        data_key="lookup",
+        options=LOOKUP_OPTIONS,
+    )
 
 
 FAMILIES: dict[str, Family] = {
@@ -48,9 +82,11 @@ FAMILIES: dict[str, Family] = {
             needs_download=False,
             # " " + 10 digits + "\n": 12 bytes, so at most 12 tokens; 16 leaves room.
             generation_budget=16,
-            make_doc=make_phonebook_doc,
-            score_generation=phonebook_score,
+            make_doc=phonebook.make_phonebook_doc,
+            score_generation=phonebook.score_generation,
         ),
+        _lookup_family("suffix"),
+        _lookup_family("prefix"),
     )
 }
 
@@ -60,3 +96,36 @@ def family_named(name: str) -> Family:
         return FAMILIES[name]
     except KeyError:
         raise KeyError(f"unknown family {name!r}; families are {', '.join(FAMILIES)}") from None
+
+
+def user_options() -> dict[str, Option]:
+    """Every option a user may pass in `--metadata`, by key."""
+    options: dict[str, Option] = {SEED.key: SEED, DOCS.key: DOCS}
+    for family in FAMILIES.values():
+        options.update((option.key, option) for option in family.options)
+    return options
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The data settings of one task: seed, doc count and the family's own options."""
+
+    seed: int
+    docs: int
+    doc_options: tuple[tuple[str, Any], ...]  # (argument, value), hashable for caching
+
+
+def task_settings(family: Family, metadata: Mapping[str, Any]) -> Settings:
+    """Validate the merged metadata of a task and fill in defaults.
+
+    >>> task_settings(FAMILIES["lookup_suffix"], {"copy_tasks_seed": 3, "copy_tasks_lookup_format": "paper"})
+    Settings(seed=3, docs=200, doc_options=(('key_length', 4), ('answer_length', 4), ('fmt', 'paper')))
+    """
+    given = parse_present(metadata, user_options())
+    return Settings(
+        seed=given.get(SEED.key, SEED.default),
+        docs=given.get(DOCS.key, family.default_docs),
+        doc_options=tuple(
+            (option.argument, given.get(option.key, option.default)) for option in family.options
+        ),
+    )

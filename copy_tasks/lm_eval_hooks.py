@@ -11,9 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 from copy_tasks.docs import generate_docs
-from copy_tasks.families import family_named
+from copy_tasks.families import family_named, task_settings
 from copy_tasks.model_limits import model_limits
-from copy_tasks.options import LENGTH, OptionError, run_options
+from copy_tasks.options import LENGTH, OptionError
 from copy_tasks.overflow import count_overflow
 
 GENERATION = "generation"
@@ -36,9 +36,10 @@ def build_dataset(
         )
     if copy_tasks_variant not in VARIANTS:
         raise OptionError(f"copy_tasks_variant={copy_tasks_variant!r}: allowed are {VARIANTS}")
-    options = run_options(metadata, family.default_docs)
+    settings = task_settings(family, metadata)
     docs = generate_docs(
-        family.name, str(metadata.get("version", "0")), length, options.seed, options.docs
+        family.name, str(metadata.get("version", "0")), length, settings.seed, settings.docs,
+        settings.doc_options,
     )
     teacher_forced = copy_tasks_variant == TEACHER_FORCED
     rows = count_overflow(

@@ -22,55 +22,68 @@ class OptionError(ValueError):
 
 @dataclass(frozen=True)
 class IntOption:
-    """An integer option with a lower bound."""
+    """An integer option within [minimum, maximum]; `argument` is its name in Python."""
 
     key: str
-    minimum: int
+    argument: str
     meaning: str
+    default: int | None
+    minimum: int
+    maximum: int | None = None
 
     def parse(self, value: Any) -> int:
         if isinstance(value, str) and value.strip().lstrip("+-").isdigit():
             value = int(value)
-        if isinstance(value, bool) or not isinstance(value, int) or value < self.minimum:
+        too_big = self.maximum is not None and isinstance(value, int) and value > self.maximum
+        if isinstance(value, bool) or not isinstance(value, int) or value < self.minimum or too_big:
+            allowed = f">= {self.minimum}" if self.maximum is None else f"from {self.minimum} to {self.maximum}"
             raise OptionError(
-                f"{self.key}={value!r} is not allowed: {self.meaning} must be an integer "
-                f">= {self.minimum}."
+                f"{self.key}={value!r} is not allowed: {self.meaning} must be an integer {allowed}."
             )
         return value
 
 
-SEED = IntOption("copy_tasks_seed", 0, "the data seed")
-DOCS = IntOption("copy_tasks_docs", 1, "the number of docs per task")
-LENGTH = IntOption("copy_tasks_length", 1, "the task length")
-USER_OPTIONS = {option.key: option for option in (SEED, DOCS)}
-
-
 @dataclass(frozen=True)
-class RunOptions:
-    """The user-settable options of one run."""
+class ChoiceOption:
+    """A string option with a fixed set of values."""
 
-    seed: int
-    docs: int
+    key: str
+    argument: str
+    meaning: str
+    default: str
+    choices: tuple[str, ...]
+
+    def parse(self, value: Any) -> str:
+        if value not in self.choices:
+            raise OptionError(
+                f"{self.key}={value!r} is not allowed: {self.meaning} must be one of "
+                f"{', '.join(self.choices)}."
+            )
+        return value
 
 
-def check_keys(metadata: Mapping[str, Any]) -> None:
-    """Reject `copy_tasks_` keys that are neither user options nor per-task constants."""
-    allowed = set(USER_OPTIONS) | set(TASK_KEYS)
+Option = IntOption | ChoiceOption
+
+SEED = IntOption("copy_tasks_seed", "seed", "the data seed", default=1234, minimum=0)
+DOCS = IntOption("copy_tasks_docs", "docs", "the number of docs per task", default=None, minimum=1)
+LENGTH = IntOption("copy_tasks_length", "length", "the task length", default=None, minimum=1)
+
+
+def check_keys(metadata: Mapping[str, Any], known: Mapping[str, Option]) -> None:
+    """Reject `copy_tasks_` keys that are neither `known` options nor per-task constants."""
     for key in metadata:
-        if key.startswith(PREFIX) and key not in allowed:
+        if key.startswith(PREFIX) and key not in known and key not in TASK_KEYS:
             raise OptionError(
                 f"unknown option {key}={metadata[key]!r}: copy-tasks accepts "
-                f"{', '.join(sorted(USER_OPTIONS))} in --metadata."
+                f"{', '.join(sorted(known))} in --metadata."
             )
 
 
-def run_options(metadata: Mapping[str, Any], default_docs: int) -> RunOptions:
-    """Validate the namespaced keys of a task's merged metadata.
+def parse_present(metadata: Mapping[str, Any], known: Mapping[str, Option]) -> dict[str, Any]:
+    """Check every key and parse every `known` option that `metadata` sets, by key.
 
-    >>> run_options({"copy_tasks_seed": 7, "pretrained": "gpt2"}, default_docs=200)
-    RunOptions(seed=7, docs=200)
+    >>> parse_present({"copy_tasks_seed": "7", "pretrained": "gpt2"}, {SEED.key: SEED})
+    {'copy_tasks_seed': 7}
     """
-    check_keys(metadata)
-    seed = SEED.parse(metadata.get(SEED.key, 1234))
-    docs = DOCS.parse(metadata.get(DOCS.key, default_docs))
-    return RunOptions(seed=seed, docs=docs)
+    check_keys(metadata, known)
+    return {key: option.parse(metadata[key]) for key, option in known.items() if key in metadata}

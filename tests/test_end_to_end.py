@@ -100,3 +100,29 @@ def test_global_num_fewshot_leaves_our_prompts_alone(tiny_models, tmp_path):
             assert sample["arguments"]["gen_args_0"]["arg_0"] == sample["doc"]["prompt"]
     user_context = samples["user_arith"][0]["arguments"]["gen_args_0"]["arg_0"]
     assert user_context.count(" is") == 6  # five demonstrations and the question
+
+
+@pytest.mark.parametrize("fmt", ["natural", "paper"])
+def test_lookup_families_in_both_formats(tiny_models, tmp_path, fmt):
+    tasks = ["lookup_suffix_50", "lookup_prefix_50", "lookup_suffix_tf_50", "lookup_prefix_tf_50"]
+    result = run_command(
+        ["lm_eval", "--model", "hf", "--model_args", f"pretrained={tiny_models['gpt_neox']}",
+         "--device", "cpu", "--tasks", ",".join(tasks), "--limit", "3",
+         "--metadata", json.dumps({"copy_tasks_lookup_format": fmt, "copy_tasks_docs": 3}),
+         "--output_path", str(tmp_path), "--log_samples"],
+        cwd=tmp_path,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    results, samples = read_results(tmp_path)
+    assert {"exact_match,none", "symbol_accuracy,none", "overflow,none"} <= set(
+        results["results"]["lookup_suffix_50"])
+    assert {"exact_match,none", "logprob,none"} <= set(results["results"]["lookup_prefix_tf_50"])
+    assert results["configs"]["lookup_prefix_50"]["metadata"]["copy_tasks_lookup_format"] == fmt
+    suffix, prefix = samples["lookup_suffix_50"], samples["lookup_prefix_50"]
+    for s, p in zip(suffix, prefix):
+        assert (s["doc"]["string"], s["doc"]["key"]) == (p["doc"]["string"], p["doc"]["key"])
+        expected_start = "$" + p["doc"]["key"] + "|" if fmt == "paper" else "Key: "
+        assert p["arguments"]["gen_args_0"]["arg_0"].startswith(expected_start)
+    for task in ("lookup_suffix", "lookup_prefix"):
+        generated = {s["doc_id"]: s["exact_match"] for s in samples[f"{task}_50"]}
+        assert generated == {s["doc_id"]: s["exact_match"] for s in samples[f"{task}_tf_50"]}

@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 from conftest import run_command
 
+from copy_tasks.families import FAMILIES, task_settings
 from copy_tasks.lm_eval_hooks import build_dataset
-from copy_tasks.options import OptionError, run_options
+from copy_tasks.options import OptionError
 
 
 @pytest.mark.parametrize(
@@ -20,18 +21,25 @@ from copy_tasks.options import OptionError, run_options
          "copy_tasks_docs=0 is not allowed: the number of docs per task must be an integer >= 1"),
         ({"copy_tasks_docs": -5}, "copy_tasks_docs=-5 is not allowed"),
         ({"copy_tasks_docs": 2.5}, "copy_tasks_docs=2.5 is not allowed"),
-        ({"copy_tasks_sed": 3}, "unknown option copy_tasks_sed=3: copy-tasks accepts copy_tasks_docs, copy_tasks_seed"),
+        ({"copy_tasks_sed": 3}, "unknown option copy_tasks_sed=3: copy-tasks accepts copy_tasks_docs, "),
+        ({"copy_tasks_lookup_format": "json"},
+         "copy_tasks_lookup_format='json' is not allowed: the lookup prompt format must be one of natural, paper"),
+        ({"copy_tasks_lookup_key_length": 0},
+         "copy_tasks_lookup_key_length=0 is not allowed: the key length n (letters) must be an integer from 1 to 16"),
+        ({"copy_tasks_lookup_answer_length": 17}, "copy_tasks_lookup_answer_length=17 is not allowed"),
     ],
 )
-def test_bad_options_are_named(metadata, message):
+@pytest.mark.parametrize("family", ["phonebook_copy", "lookup_suffix"])
+def test_bad_options_are_named(metadata, message, family):
     with pytest.raises(OptionError) as error:
-        run_options(metadata, default_docs=200)
+        task_settings(FAMILIES[family], metadata)
     assert message in str(error.value)
 
 
-def test_other_suites_keys_pass_through():
-    assert run_options({"max_seq_lengths": [4096], "pretrained": "x", "copy_tasks_seed": "7"},
-                       default_docs=200).seed == 7
+def test_other_suites_keys_pass_through_and_defaults_fill_in():
+    settings = task_settings(FAMILIES["phonebook_copy"],
+                             {"max_seq_lengths": [4096], "pretrained": "x", "copy_tasks_seed": "7"})
+    assert (settings.seed, settings.docs, settings.doc_options) == (7, 200, ())
 
 
 @pytest.mark.parametrize(

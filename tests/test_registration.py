@@ -10,6 +10,7 @@ from pathlib import Path
 import yaml
 
 import copy_tasks
+from copy_tasks import task_yamls
 from copy_tasks.families import FAMILIES
 from copy_tasks.registration import task_config_dir, with_our_tasks
 
@@ -33,16 +34,24 @@ def test_yaml_tasks_match_the_family_table():
     assert all_task_names() == expected
 
 
+def test_generated_yamls_are_up_to_date():
+    assert task_yamls.stale_files(task_config_dir()) == []
+
+
 def test_yaml_constants_match_the_python_defaults():
     for family in FAMILIES.values():
-        folder = task_config_dir() / family.name
-        generation = yaml.load((folder / f"_{family.name}_yaml").read_text(), Loader=yaml.SafeLoader)
-        forced = yaml.load((folder / f"_{family.name}_tf_yaml").read_text(), Loader=yaml.SafeLoader)
+        folder = task_config_dir() / task_yamls.family_folder(family)
+        generation, forced = (
+            yaml.load((folder / task_yamls.template_name(family, tf)).read_text(), Loader=yaml.SafeLoader)
+            for tf in (False, True)
+        )
         assert generation["generation_kwargs"]["max_gen_toks"] == family.generation_budget
+        expected = {"copy_tasks_docs": family.default_docs, "copy_tasks_seed": 1234}
+        expected |= {option.key: option.default for option in family.options}
         for config in (generation, forced):
-            assert config["metadata"]["copy_tasks_docs"] == family.default_docs
-            assert config["metadata"]["copy_tasks_seed"] == 1234
+            assert {k: v for k, v in config["metadata"].items() if k != "version"} == expected
         assert generation["metadata"]["version"] == forced["metadata"]["version"]
+        assert (folder / "README.md").is_file()
 
 
 def test_our_folder_goes_right_after_the_builtin_one_and_only_once(tmp_path):
