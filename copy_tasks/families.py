@@ -27,8 +27,6 @@ class Family:
     default_docs: int
     min_length: int
     needs_download: bool
-    # Most new tokens any answer can need (one token is at least one byte).
-    generation_budget: int
     make_doc: Callable[..., dict]  # (rng, length, **options) -> doc
     score_generation: Callable[[str, str], dict[str, float]]
     # Families with the same data key draw identical random data for doc i.
@@ -61,8 +59,6 @@ def _lookup_family(key_place: str) -> Family:
         default_docs=200,
         min_length=2,
         needs_download=False,
-        # Natural format: " a b c ... \n" is 2k + 1 bytes, k <= 16.
-        generation_budget=40,
         make_doc=partial(lookup.make_lookup_doc, key_place=key_place),
         score_generation=lookup.score_lookup,
         data_key="lookup",
@@ -80,8 +76,6 @@ FAMILIES: dict[str, Family] = {
             default_docs=200,
             min_length=3,
             needs_download=False,
-            # " " + 10 digits + "\n": 12 bytes, so at most 12 tokens; 16 leaves room.
-            generation_budget=16,
             make_doc=phonebook.make_phonebook_doc,
             score_generation=phonebook.score_generation,
         ),

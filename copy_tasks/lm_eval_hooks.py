@@ -46,7 +46,7 @@ def build_dataset(
         docs,
         model_limits(metadata),
         task=family.task_name(length, teacher_forced),
-        generation_budget=None if teacher_forced else family.generation_budget,
+        teacher_forced=teacher_forced,
     )
     return {"test": datasets.Dataset.from_list(rows)}
 

@@ -1,10 +1,14 @@
-"""No silent truncation: count each prompt's tokens and flag docs the model cannot read whole.
+"""Token accounting: each doc's generation budget, and no silent truncation.
 
 lm-eval cuts an over-long context from the left with only a log line, which turns a recall
-probe into a silent zero. Every row gets `prompt_tokens`, `answer_tokens` (the generation
-budget, or the teacher-forced continuation's tokens), `context_tokens` and `overflow`: 1.0 if
-prompt plus answer exceeds the context, 0.0 if not, NaN when no tokenizer is known. The task
-reports the mean of `overflow` as a metric: any value above 0 marks its scores invalid.
+probe into a silent zero. Every row gets
+- `prompt_tokens` and `answer_tokens` (the teacher-forced continuation), -1 when no tokenizer
+  is known;
+- `generation_budget`: the answer's tokens plus a margin of `BUDGET_MARGIN`, or, with no
+  tokenizer, its bytes plus the margin (a token is at least one byte, so that bound is safe);
+- `context_tokens` and `overflow`: 1.0 if prompt plus answer (teacher-forced) or prompt plus
+  budget (generation) exceeds the context, 0.0 if not, NaN when no tokenizer is known.
+The task reports the mean of `overflow` as a metric: any value above 0 marks it invalid.
 """
 
 from __future__ import annotations
@@ -16,6 +20,8 @@ from collections.abc import Sequence
 from copy_tasks.model_limits import ModelLimits
 
 log = logging.getLogger("copy_tasks")
+
+BUDGET_MARGIN = 4
 
 _COUNTS: dict[tuple[int, int, str], tuple[object, object, list[int]]] = {}
 
@@ -31,15 +37,9 @@ def _token_counts(tokenizer, docs: Sequence[dict], field: str) -> list[int]:
     return _COUNTS[key][2]
 
 
-def count_overflow(
-    docs: Sequence[dict], limits: ModelLimits, task: str, generation_budget: int | None
-) -> list[dict]:
-    """Copies of `docs` with token counts and the `overflow` flag.
-
-    `generation_budget` is the task's `max_gen_toks`; None for a teacher-forced task, whose
-    answer is the continuation itself.
-    """
-    rows = [dict(doc) for doc in docs]
+def count_overflow(docs: Sequence[dict], limits: ModelLimits, task: str, teacher_forced: bool) -> list[dict]:
+    """Copies of `docs` with token counts, generation budgets and the `overflow` flag."""
+    rows = [dict(doc, context_tokens=limits.context) for doc in docs]
     if limits.tokenizer is None:
         log.warning(
             "copy-tasks: %s: no tokenizer known, so prompt lengths were not checked against "
@@ -47,33 +47,25 @@ def count_overflow(
             task,
         )
         for row in rows:
-            row.update(prompt_tokens=-1, answer_tokens=-1, overflow=math.nan)
-            row["context_tokens"] = limits.context
+            row.update(prompt_tokens=-1, answer_tokens=-1, overflow=math.nan,
+                       generation_budget=len(row["continuation"].encode()) + BUDGET_MARGIN)
         return rows
 
     prompt_tokens = _token_counts(limits.tokenizer, docs, "prompt")
-    if generation_budget is None:
-        answer_tokens = _token_counts(limits.tokenizer, docs, "continuation")
-    else:
-        answer_tokens = [generation_budget] * len(docs)
-    over = 0
+    answer_tokens = _token_counts(limits.tokenizer, docs, "continuation")
+    needed = []
     for row, prompt, answer in zip(rows, prompt_tokens, answer_tokens):
-        overflow = prompt + answer > limits.context
-        over += overflow
-        row.update(
-            prompt_tokens=prompt,
-            answer_tokens=answer,
-            context_tokens=limits.context,
-            overflow=float(overflow),
-        )
+        budget = answer + BUDGET_MARGIN
+        needed.append(prompt + (answer if teacher_forced else budget))
+        row.update(prompt_tokens=prompt, answer_tokens=answer, generation_budget=budget,
+                   overflow=float(needed[-1] > limits.context))
+    over = sum(row["overflow"] == 1.0 for row in rows)
     if over:
-        longest = max(p + a for p, a in zip(prompt_tokens, answer_tokens))
         log.warning(
             "copy-tasks: %s: %d of %d docs do not fit the context of %d tokens (from %s): "
             "they need up to %d tokens of prompt and answer, and lm-eval would cut the prompt "
             "from the left. Their scores are invalid (metric overflow=%.3f). Fix: pass a larger "
             "max_length in --model_args if the model can read that far, or leave out this length.",
-            task, over, len(rows), limits.context, limits.context_source, longest,
-            over / len(rows),
+            task, over, len(rows), limits.context, limits.context_source, max(needed), over / len(rows),
         )
     return rows

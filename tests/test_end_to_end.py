@@ -50,6 +50,12 @@ def test_seed_and_doc_count_are_recorded_and_used(phonebook_run):
     assert [s["doc"]["prompt"] for s in samples["phonebook_copy_50"]] == [d["prompt"] for d in expected]
     assert [s["arguments"]["gen_args_0"]["arg_0"] for s in samples["phonebook_copy_50"]] == [
         d["prompt"] for d in expected]
+    # Each doc's own generation budget reaches lm-eval, and the docs' fingerprint is recorded.
+    for sample in samples["phonebook_copy_50"]:
+        assert sample["arguments"]["gen_args_0"]["arg_1"]["max_gen_toks"] == sample["doc"]["generation_budget"]
+    assert len(config["copy_tasks_docs_sha256"]) == 64
+    assert config["copy_tasks_docs_sha256"] == results["configs"]["phonebook_copy_tf_50"]["metadata"][
+        "copy_tasks_docs_sha256"]
 
 
 def test_long_books_are_flagged_as_overflowing(phonebook_run):

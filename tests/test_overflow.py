@@ -7,6 +7,7 @@ import math
 
 from copy_tasks.lm_eval_hooks import build_dataset
 from copy_tasks.model_limits import model_limits
+from copy_tasks.overflow import BUDGET_MARGIN
 
 
 def test_context_comes_from_model_args_then_config_then_default(tiny_models):
@@ -24,8 +25,8 @@ def test_tiny_model_with_max_length_256_overflows_on_100_entries(tiny_models, ca
                 "copy_tasks_docs": 10}
     with caplog.at_level(logging.WARNING, logger="copy_tasks"):
         rows = build_dataset("phonebook_copy", 100, "generation", **metadata)["test"]
-    assert all(row["overflow"] == 1.0 for row in rows)
-    assert all(row["prompt_tokens"] + 16 > 256 == row["context_tokens"] for row in rows)
+    assert all(row["overflow"] == 1.0 and row["context_tokens"] == 256 for row in rows)
+    assert all(row["prompt_tokens"] + row["generation_budget"] > 256 for row in rows)
     warning = caplog.text
     assert "phonebook_copy_100: 10 of 10 docs do not fit the context of 256 tokens" in warning
     assert "max_length" in warning
@@ -35,11 +36,14 @@ def test_short_books_fit(tiny_models):
     metadata = {"pretrained": str(tiny_models["gpt_neox"]), "version": 1.0, "copy_tasks_docs": 10}
     rows = build_dataset("phonebook_copy", 20, "teacher_forced", **metadata)["test"]
     assert [row["overflow"] for row in rows] == [0.0] * 10
+    # " " + 10 digits + "\n" is 12 bytes: at most 12 tokens, and the budget adds the margin.
     assert all(0 < row["answer_tokens"] <= 12 for row in rows)
+    assert all(row["generation_budget"] == row["answer_tokens"] + BUDGET_MARGIN for row in rows)
 
 
 def test_unknown_tokenizer_reports_nan_not_zero(caplog):
     with caplog.at_level(logging.WARNING, logger="copy_tasks"):
         rows = build_dataset("phonebook_copy", 20, "generation", version=1.0, copy_tasks_docs=2)["test"]
     assert all(math.isnan(row["overflow"]) for row in rows)
+    assert all(row["generation_budget"] == 12 + BUDGET_MARGIN for row in rows)  # bytes bound
     assert "phonebook_copy_20: no tokenizer known" in caplog.text
