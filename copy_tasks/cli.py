@@ -33,7 +33,7 @@ def family_table() -> str:
     """A plain-text table of the families.
 
     >>> print(family_table().splitlines()[0])
-    family          unit     lengths                      docs  teacher-forced     download
+    family            unit     lengths                      docs  teacher-forced       download
     """
     rows = [("family", "unit", "lengths", "docs", "teacher-forced", "download")]
     for family in FAMILIES.values():

@@ -11,8 +11,9 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-from copy_tasks import lookup, phonebook
-from copy_tasks.options import DOCS, SEED, ChoiceOption, IntOption, Option, parse_present
+from copy_tasks import copying, lookup, phonebook
+from copy_tasks.options import DOCS, SEED, ChoiceOption, IntOption, Option, SourceOption, parse_present
+from copy_tasks.text_sources import C4
 
 TEACHER_FORCED_SUFFIX = "_tf"
 
@@ -66,6 +67,27 @@ def _lookup_family(key_place: str) -> Family:
     )
 
 
+TEXT_SOURCE = SourceOption(
+    "copy_tasks_text_source", "text_source", "the natural-text source", default=C4,
+    accepted="a .txt file, a folder of .txt files, or a folder saved by datasets' save_to_disk",
+)
+
+
+def _c4_family(name: str, make_doc: Callable[..., dict]) -> Family:
+    return Family(
+        name=name,
+        unit="words",
+        lengths=(25, 50, 100, 200, 500, 1000),
+        default_docs=100,
+        min_length=2,
+        needs_download=True,
+        make_doc=make_doc,
+        score_generation=copying.score_copy,
+        data_key="c4",
+        options=(TEXT_SOURCE,),
+    )
+
+
 FAMILIES: dict[str, Family] = {
     family.name: family
     for family in (
@@ -78,6 +100,28 @@ FAMILIES: dict[str, Family] = {
             needs_download=False,
             make_doc=phonebook.make_phonebook_doc,
             score_generation=phonebook.score_generation,
+        ),
+        _c4_family("c4_copy", copying.make_c4_doc),
+        _c4_family("c4_copy_shuffled", copying.make_c4_shuffled_doc),
+        Family(
+            name="random_copy",
+            unit="symbols",
+            lengths=(10, 20, 50, 100, 200, 500, 1000),
+            default_docs=200,
+            min_length=2,
+            needs_download=False,
+            make_doc=copying.make_random_copy_doc,
+            score_generation=copying.score_copy,
+        ),
+        Family(
+            name="dup_ngram_copy",
+            unit="n",
+            lengths=(1, 2, 3, 4, 5, 6, 7, 8),
+            default_docs=200,
+            min_length=1,
+            needs_download=False,
+            make_doc=copying.make_dup_ngram_doc,
+            score_generation=copying.score_copy,
         ),
         _lookup_family("suffix"),
         _lookup_family("prefix"),

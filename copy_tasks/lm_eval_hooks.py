@@ -8,6 +8,7 @@ no doc is silently truncated (see `overflow`).
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from copy_tasks.docs import generate_docs
@@ -61,11 +62,13 @@ def process_teacher_forced(doc: dict, results: list[tuple[float, bool]]) -> dict
     """Metrics of one scored continuation (lm-eval passes `[(logprob, is_greedy)]`).
 
     exact_match is lm-eval's `is_greedy`: every target token is the model's argmax, which is
-    what greedy decoding would have produced, token for token.
+    what greedy decoding would have produced, token for token. bits_per_char is the answer's
+    information under the model, per character: it separates models where exact match is 0.
     """
     logprob, is_greedy = results[0]
     return {
         "exact_match": float(is_greedy),
         "logprob": float(logprob),
+        "bits_per_char": -float(logprob) / math.log(2) / len(doc["continuation"]),
         "overflow": doc["overflow"],
     }

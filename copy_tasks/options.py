@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 PREFIX = "copy_tasks_"
@@ -62,7 +63,28 @@ class ChoiceOption:
         return value
 
 
-Option = IntOption | ChoiceOption
+@dataclass(frozen=True)
+class SourceOption:
+    """A data source: the default name, or a path that must exist."""
+
+    key: str
+    argument: str
+    meaning: str
+    default: str
+    accepted: str  # what a path may be, for the message
+
+    def parse(self, value: Any) -> str:
+        if value == self.default:
+            return value
+        if not isinstance(value, str) or not Path(value).expanduser().exists():
+            raise OptionError(
+                f"{self.key}={value!r} is not allowed: {self.meaning} must be {self.default} or an "
+                f"existing path ({self.accepted})."
+            )
+        return str(Path(value).expanduser().resolve())
+
+
+Option = IntOption | ChoiceOption | SourceOption
 
 SEED = IntOption("copy_tasks_seed", "seed", "the data seed", default=1234, minimum=0)
 DOCS = IntOption("copy_tasks_docs", "docs", "the number of docs per task", default=None, minimum=1)

@@ -21,7 +21,8 @@ def test_list_prints_every_family_with_unit_lengths_and_docs(tmp_path):
     assert lines[0].split() == ["family", "unit", "lengths", "docs", "teacher-forced", "download"]
     for family, line in zip(FAMILIES.values(), lines[1:]):
         assert line.split() == [family.name, family.unit, ",".join(map(str, family.lengths)),
-                                str(family.default_docs), family.name + "_tf", "no"]
+                                str(family.default_docs), family.name + "_tf",
+                                "yes" if family.needs_download else "no"]
 
 
 def test_python_dash_m_is_the_same_command(tmp_path):
