@@ -16,7 +16,7 @@ import sys
 from copy_tasks import registration
 from copy_tasks.cli_checks import check_run_args
 from copy_tasks.families import FAMILIES, TEACHER_FORCED_SUFFIX
-from copy_tasks.options import OptionError
+from copy_tasks.options import UserError
 
 
 def run_lm_eval(lm_eval_args: list[str]) -> None:
@@ -71,7 +71,7 @@ def main(argv: list[str] | None = None) -> None:
     if argv[:1] == ["run"]:
         try:
             run_lm_eval(argv[1:])
-        except OptionError as error:
+        except UserError as error:
             print(f"copy-tasks: error: {error}", file=sys.stderr)
             raise SystemExit(2) from None
         return

@@ -17,7 +17,12 @@ PREFIX = "copy_tasks_"
 TASK_KEYS = ("copy_tasks_family", "copy_tasks_length", "copy_tasks_variant")
 
 
-class OptionError(ValueError):
+class UserError(Exception):
+    """Something the user asked for cannot be done; the message says what and how to fix it.
+    Our command-line entry points print it in one line, without a traceback."""
+
+
+class OptionError(UserError, ValueError):
     """A bad value for one of our options; the message names key, value and what is allowed."""
 
 

@@ -19,6 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
+from copy_tasks.options import UserError
+
 log = logging.getLogger("copy_tasks")
 
 C4 = "allenai/c4"
@@ -31,7 +33,7 @@ HOW_TO_USE_LOCAL_TEXT = (
 )
 
 
-class TextSourceError(RuntimeError):
+class TextSourceError(UserError, RuntimeError):
     """The text source cannot be read; the message says how to use local text."""
 
 

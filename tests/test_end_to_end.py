@@ -6,6 +6,7 @@ import json
 
 import pytest
 from conftest import read_results, run_command
+from text_corpus import write_corpus
 
 from copy_tasks.docs import generate_docs
 from copy_tasks.families import FAMILIES
@@ -132,3 +133,45 @@ def test_lookup_families_in_both_formats(tiny_models, tmp_path, fmt):
     for task in ("lookup_suffix", "lookup_prefix"):
         generated = {s["doc_id"]: s["exact_match"] for s in samples[f"{task}_50"]}
         assert generated == {s["doc_id"]: s["exact_match"] for s in samples[f"{task}_tf_50"]}
+
+
+COPY_TASKS = ["c4_copy_25", "c4_copy_shuffled_25", "random_copy_10", "dup_ngram_copy_3"]
+
+
+def test_copy_families_from_a_local_text_file(tiny_models, tmp_path):
+    corpus = write_corpus(tmp_path / "corpus")
+    tasks = COPY_TASKS + ["c4_copy_tf_25", "c4_copy_shuffled_tf_25", "random_copy_tf_10", "dup_ngram_copy_tf_3"]
+    result = run_command(
+        ["lm_eval", "--model", "hf", "--model_args", f"pretrained={tiny_models['mamba']}",
+         "--device", "cpu", "--tasks", ",".join(tasks), "--limit", "2",
+         "--metadata", json.dumps({"copy_tasks_text_source": str(corpus / "doc2.txt"), "copy_tasks_docs": 2}),
+         "--output_path", str(tmp_path / "out"), "--log_samples"],
+        cwd=tmp_path,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    results, samples = read_results(tmp_path / "out")
+    for task in COPY_TASKS:
+        assert {"exact_match,none", "prefix_match,none", "overflow,none"} <= set(results["results"][task])
+        for sample in samples[task]:
+            budget = sample["arguments"]["gen_args_0"]["arg_1"]["max_gen_toks"]
+            assert budget == sample["doc"]["answer_tokens"] + 4  # sized from the target
+            assert sample["arguments"]["gen_args_0"]["arg_1"]["until"] == ["\n\n"]
+    for task in tasks[len(COPY_TASKS):]:
+        assert {"exact_match,none", "logprob,none", "bits_per_char,none"} <= set(results["results"][task])
+    c4_text = (corpus / "doc2.txt").read_text().split()
+    for sample in samples["c4_copy_25"]:
+        passage = sample["doc"]["prompt"].split("\n\n")[0].split()
+        assert any(c4_text[i : i + 25] == passage for i in range(len(c4_text) - 24))
+
+
+@pytest.mark.parametrize("command", [["lm_eval"], ["copy-tasks", "run"]])
+def test_unreachable_c4_fails_before_evaluation_with_a_hint(tiny_models, tmp_path, command):
+    result = run_command(
+        [*command, "--model", "hf", "--model_args", f"pretrained={tiny_models['gpt_neox']}",
+         "--device", "cpu", "--tasks", "c4_copy_25", "--limit", "1"],
+        cwd=tmp_path,
+    )
+    assert result.returncode == 2
+    assert "could not load allenai/c4" in result.stderr
+    assert "copy_tasks_text_source=PATH" in result.stderr
+    assert "Traceback" not in result.stderr and "Running generate_until" not in result.stderr
