@@ -12,9 +12,14 @@ authors' generator did not ensure this) and the answer is the `answer_length` le
 Two formats:
 - `natural` (default): letters separated by spaces (one token per letter for common
   tokenizers), labelled lines, and three demonstrations, each with its own string and key;
-  the test key occurs in no demonstration, so they leak nothing about the test string.
+  the test key occurs in no demonstration, so they leak nothing about the test string. The
+  last line of each block repeats the key and goes on with the letters after it, so the test
+  prompt ends with the key and the answer is its continuation.
 - `paper`: the authors' character format for models trained on it, no demonstrations:
   prefix `$<key>|<string>|<answer>.`, suffix `$<string>|<key><answer>.`
+
+Both are scored on the first k letters the model writes: the question is which k letters
+follow the key, and a model may go on copying after them.
 """
 
 from __future__ import annotations
@@ -91,7 +96,8 @@ def _natural_block(instance: LookupInstance, key_place: str, with_answer: bool) 
     string_line = f"String: {spaced(instance.string)}"
     key_line = f"Key: {spaced(instance.key)}"
     lines = [key_line, string_line] if key_place == "prefix" else [string_line, key_line]
-    lines.append(f"Answer: {spaced(instance.answer)}" if with_answer else "Answer:")
+    answer = instance.key + (instance.answer if with_answer else "")
+    lines.append(f"Continuation: {spaced(answer)}")
     return "\n".join(lines)
 
 
@@ -104,13 +110,13 @@ def render(
             prompt = f"${instance.key}|{instance.string}|"
         else:
             prompt = f"${instance.string}|{instance.key}"
-        return {"prompt": prompt, "target": instance.answer, "continuation": f"{instance.answer}."}
+        return {"prompt": prompt, "target": instance.answer, "continuation": instance.answer}
     blocks = [_natural_block(demo, key_place, with_answer=True) for demo in demonstrations]
     blocks.append(_natural_block(instance, key_place, with_answer=False))
     return {
         "prompt": "\n\n".join(blocks),
         "target": instance.answer,
-        "continuation": f" {spaced(instance.answer)}\n",
+        "continuation": " " + spaced(instance.answer),
     }
 
 
@@ -123,14 +129,14 @@ def make_lookup_doc(
     >>> from copy_tasks.seeding import doc_rng
     >>> doc = make_lookup_doc(doc_rng("lookup", "1.0", 12, 0, 0), 12, "suffix", 3, 2, "paper")
     >>> doc["prompt"], doc["continuation"]
-    ('$durqxsbifolh|sbi', 'fo.')
+    ('$durqxsbifolh|sbi', 'fo')
     >>> doc = make_lookup_doc(doc_rng("lookup", "1.0", 12, 0, 0), 12, "prefix", 3, 2, "natural")
     >>> print(doc["prompt"].split("\\n\\n")[-1])
     Key: s b i
     String: d u r q x s b i f o l h
-    Answer:
+    Continuation: s b i
     >>> doc["continuation"]
-    ' f o\\n'
+    ' f o'
     """
     instance = draw_instance(rng, length, key_length, answer_length)
     demonstrations: list[LookupInstance] = []
@@ -161,12 +167,13 @@ def answer_letters(generation: str) -> str:
 
 
 def score_lookup(generation: str, target: str) -> dict[str, float]:
-    """exact_match and symbol_accuracy (answer letters right at their position).
+    """exact_match and symbol_accuracy (answer letters right at their position), on the
+    first k = len(target) letters written.
 
-    >>> score_lookup(" l j\\n", "lj"), score_lookup(" l x\\n", "lj"), score_lookup("", "lj")
+    >>> score_lookup(" l j k\\n", "lj"), score_lookup(" l x\\n", "lj"), score_lookup("", "lj")
     ({'exact_match': 1.0, 'symbol_accuracy': 1.0}, {'exact_match': 0.0, 'symbol_accuracy': 0.5}, \
 {'exact_match': 0.0, 'symbol_accuracy': 0.0})
     """
-    letters = answer_letters(generation)
+    letters = answer_letters(generation)[: len(target)]
     right = sum(got == want for got, want in zip(letters, target))
     return {"exact_match": float(letters == target), "symbol_accuracy": right / len(target)}

@@ -129,6 +129,7 @@ def test_lookup_families_in_both_formats(tiny_models, tmp_path, fmt):
     for s, p in zip(suffix, prefix):
         assert (s["doc"]["string"], s["doc"]["key"]) == (p["doc"]["string"], p["doc"]["key"])
         expected_start = "$" + p["doc"]["key"] + "|" if fmt == "paper" else "Key: "
+        assert s["doc"]["prompt"].endswith(s["doc"]["key"] if fmt == "paper" else " ".join(s["doc"]["key"]))
         assert p["arguments"]["gen_args_0"]["arg_0"].startswith(expected_start)
     for task in ("lookup_suffix", "lookup_prefix"):
         generated = {s["doc_id"]: s["exact_match"] for s in samples[f"{task}_50"]}

@@ -53,22 +53,22 @@ def test_natural_format_renders_as_specified():
     prefix, suffix = (docs[0] for docs in pair(50, 1))
     spaced = " ".join
     assert suffix["prompt"].split("\n\n")[-1] == (
-        f"String: {spaced(suffix['string'])}\nKey: {spaced(suffix['key'])}\nAnswer:")
+        f"String: {spaced(suffix['string'])}\nKey: {spaced(suffix['key'])}\nContinuation: {spaced(suffix['key'])}")
     assert prefix["prompt"].split("\n\n")[-1] == (
-        f"Key: {spaced(prefix['key'])}\nString: {spaced(prefix['string'])}\nAnswer:")
+        f"Key: {spaced(prefix['key'])}\nString: {spaced(prefix['string'])}\nContinuation: {spaced(prefix['key'])}")
     for block in prefix["prompt"].split("\n\n")[:3]:
         key_line, string_line, answer_line = block.split("\n")
         key, string = key_line[5:].replace(" ", ""), string_line[8:].replace(" ", "")
-        answer = answer_line.removeprefix("Answer: ").replace(" ", "")
-        assert answer == string[string.find(key) + 4 :][:4]  # demonstrations are right too
-    assert suffix["continuation"] == " " + spaced(suffix["target"]) + "\n"
+        answer = answer_line.removeprefix("Continuation: ").replace(" ", "")
+        assert answer == key + string[string.find(key) + 4 :][:4]  # demonstrations are right too
+    assert suffix["continuation"] == " " + spaced(suffix["target"])
 
 
 def test_paper_format_renders_as_specified():
     prefix, suffix = (docs[0] for docs in pair(50, 1, PAPER))
     assert prefix["prompt"] == f"${prefix['key']}|{prefix['string']}|"
     assert suffix["prompt"] == f"${suffix['string']}|{suffix['key']}"
-    assert prefix["continuation"] == suffix["continuation"] == suffix["target"] + "."
+    assert prefix["continuation"] == suffix["continuation"] == suffix["target"]
 
 
 def test_options_change_key_and_answer_lengths():
@@ -101,6 +101,7 @@ def test_any_drawn_instance_is_unambiguous(length, key_length, answer_length, se
     ("generation", "exact", "symbols"),
     [
         (" a b c d\nString: x", 1.0, 1.0),  # trailing text after the newline
+        (" a b c d e f g", 1.0, 1.0),  # copying on past the k letters
         (" a b c d", 1.0, 1.0),  # no newline
         ("abcd.", 1.0, 1.0),  # paper format
         ("  a  b c d  ", 1.0, 1.0),  # whitespace differences
