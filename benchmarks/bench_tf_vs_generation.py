@@ -1,0 +1,79 @@
+"""Teacher-forced against generation on a real model: seconds per doc and verdict agreement.
+
+For each family and length, the same docs are scored by the generation task (greedy decoding,
+the paper's protocol) and by the teacher-forced task (one loglikelihood request), through
+lm-eval with one loaded model. Prints seconds per doc side by side, their ratio, and how often
+the two verdicts (exact match) agree doc by doc.
+
+    python benchmarks/bench_tf_vs_generation.py                      # Gemma 3 270M, random_copy
+    python benchmarks/bench_tf_vs_generation.py --family c4_copy --lengths 25,50 --docs 25 \\
+        --text /usr/share/common-licenses/GPL-3
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+
+from copy_tasks.families import FAMILIES
+
+
+def run_task(lm, task: str, task_manager) -> tuple[float, dict[int, float]]:
+    """Seconds for one task (building its docs included) and its per-doc exact-match verdicts."""
+    import lm_eval
+
+    start = time.perf_counter()
+    out = lm_eval.simple_evaluate(model=lm, tasks=[task], task_manager=task_manager, log_samples=True)
+    seconds = time.perf_counter() - start
+    return seconds, {s["doc_id"]: s["exact_match"] for s in out["samples"][task]}
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--model", default="gemma-3-270m", help="a copy-tasks model name or a model folder")
+    parser.add_argument("--family", default="random_copy", choices=sorted(FAMILIES))
+    parser.add_argument("--lengths", default=None, help="comma-separated; default: every length")
+    parser.add_argument("--docs", type=int, default=3, help="docs per length")
+    parser.add_argument("--text", default=None, help="text source for the c4 families")
+    parser.add_argument("--json", default=None, help="also write the table as JSON here")
+    args = parser.parse_args(argv)
+
+    from pathlib import Path
+
+    from lm_eval.models.huggingface import HFLM
+
+    from copy_tasks import task_manager
+    from copy_tasks.real_models import MODELS, prepare
+
+    folder = prepare(args.model) if args.model in MODELS else Path(args.model)
+    family = FAMILIES[args.family]
+    lengths = [int(x) for x in args.lengths.split(",")] if args.lengths else list(family.lengths)
+    metadata = {"copy_tasks_docs": args.docs, "pretrained": str(folder)}
+    if args.text:
+        metadata["copy_tasks_text_source"] = args.text
+    lm = HFLM(pretrained=str(folder), device="cpu", batch_size=1)
+    manager = task_manager(metadata=metadata)
+
+    print(f"## Teacher-forced vs generation: {args.family} on {folder.name}, {args.docs} docs per length")
+    print(f"{'length':>8}{'gen s/doc':>12}{'tf s/doc':>12}{'gen/tf':>10}{'agree':>10}")
+    rows, agree, total = [], 0, 0
+    for length in lengths:
+        gen_seconds, gen = run_task(lm, family.task_name(length), manager)
+        tf_seconds, tf = run_task(lm, family.task_name(length, teacher_forced=True), manager)
+        same = sum(gen[i] == tf[i] for i in gen)
+        agree, total = agree + same, total + len(gen)
+        row = {"length": length, "generation_s_per_doc": gen_seconds / len(gen),
+               "teacher_forced_s_per_doc": tf_seconds / len(tf), "agree": same, "docs": len(gen),
+               "generation_exact_match": sum(gen.values()) / len(gen),
+               "teacher_forced_exact_match": sum(tf.values()) / len(tf)}
+        rows.append(row)
+        print(f"{length:>8}{row['generation_s_per_doc']:>12.2f}{row['teacher_forced_s_per_doc']:>12.2f}"
+              f"{row['generation_s_per_doc'] / row['teacher_forced_s_per_doc']:>10.1f}{same:>6}/{len(gen):<3}")
+    print(f"verdicts agree on {agree} of {total} docs ({agree / total:.1%})")
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=1))
+
+
+if __name__ == "__main__":
+    main()
