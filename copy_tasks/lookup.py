@@ -14,7 +14,9 @@ Two formats:
   tokenizers), labelled lines, and three demonstrations, each with its own string and key;
   the test key occurs in no demonstration, so they leak nothing about the test string. The
   last line of each block repeats the key and goes on with the letters after it, so the test
-  prompt ends with the key and the answer is its continuation.
+  prompt ends with the key and the answer is its continuation, as in the string. The `Key:`
+  line brackets the key, so that the string, not that line, is where the key's longest
+  match lies.
 - `paper`: the authors' character format for models trained on it, no demonstrations:
   prefix `$<key>|<string>|<answer>.`, suffix `$<string>|<key><answer>.`
 
@@ -94,7 +96,7 @@ def spaced(letters: str) -> str:
 
 def _natural_block(instance: LookupInstance, key_place: str, with_answer: bool) -> str:
     string_line = f"String: {spaced(instance.string)}"
-    key_line = f"Key: {spaced(instance.key)}"
+    key_line = f"Key: [{spaced(instance.key)}]"
     lines = [key_line, string_line] if key_place == "prefix" else [string_line, key_line]
     answer = instance.key + (instance.answer if with_answer else "")
     lines.append(f"Continuation: {spaced(answer)}")
@@ -132,7 +134,7 @@ def make_lookup_doc(
     ('$durqxsbifolh|sbi', 'fo')
     >>> doc = make_lookup_doc(doc_rng("lookup", "1.0", 12, 0, 0), 12, "prefix", 3, 2, "natural")
     >>> print(doc["prompt"].split("\\n\\n")[-1])
-    Key: s b i
+    Key: [s b i]
     String: d u r q x s b i f o l h
     Continuation: s b i
     >>> doc["continuation"]

@@ -53,12 +53,12 @@ def test_natural_format_renders_as_specified():
     prefix, suffix = (docs[0] for docs in pair(50, 1))
     spaced = " ".join
     assert suffix["prompt"].split("\n\n")[-1] == (
-        f"String: {spaced(suffix['string'])}\nKey: {spaced(suffix['key'])}\nContinuation: {spaced(suffix['key'])}")
+        f"String: {spaced(suffix['string'])}\nKey: [{spaced(suffix['key'])}]\nContinuation: {spaced(suffix['key'])}")
     assert prefix["prompt"].split("\n\n")[-1] == (
-        f"Key: {spaced(prefix['key'])}\nString: {spaced(prefix['string'])}\nContinuation: {spaced(prefix['key'])}")
+        f"Key: [{spaced(prefix['key'])}]\nString: {spaced(prefix['string'])}\nContinuation: {spaced(prefix['key'])}")
     for block in prefix["prompt"].split("\n\n")[:3]:
         key_line, string_line, answer_line = block.split("\n")
-        key, string = key_line[5:].replace(" ", ""), string_line[8:].replace(" ", "")
+        key, string = key_line[6:-1].replace(" ", ""), string_line[8:].replace(" ", "")
         answer = answer_line.removeprefix("Continuation: ").replace(" ", "")
         assert answer == key + string[string.find(key) + 4 :][:4]  # demonstrations are right too
     assert suffix["continuation"] == " " + spaced(suffix["target"])

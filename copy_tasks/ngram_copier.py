@@ -1,0 +1,104 @@
+"""A perfect n-gram copier: the copying mechanism of the paper's Theorem 2.3, as an algorithm.
+
+To continue a text it finds the longest suffix of the text that occurs earlier in the prompt
+(or only its last `n` units, when `n` is set) and emits the unit that followed the first such
+occurrence; then repeats. Units are characters (`unit="char"`, the default, which handles
+every format) or whitespace-separated words (`unit="word"`; a word carries the whitespace
+that preceded it in the prompt). With unbounded `n` the copier finds any passage, phone-book
+entry or key it has read; limited to its last 5 units it cannot tell apart two occurrences of
+a repeated 5-gram, like the paper's Transformers on duplicated n-grams.
+
+    >>> copier = NgramCopier("the cat sat\\n\\nthe cat sat\\n\\nthe")
+    >>> "".join(itertools.islice(copier.stream(), 9))
+    ' cat sat\\n'
+
+Words are mapped to private code points, so both units run the same string search (C speed):
+an occurrence is searched with `str.find` only when the current match cannot be extended.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+from collections.abc import Iterator
+
+UNITS = ("char", "word")
+# Smoothing rule of the loglikelihood path: the copier's next character gets probability
+# 1 - EPSILON, each of the other 255 byte values EPSILON / 255; once the continuation has left
+# the copier's stream, every character gets 1/256.
+EPSILON = 0.01
+_WORD = re.compile(r"(\s*)(\S+)")
+_FIRST_CODE_POINT = 0xF0000  # Unicode private use plane: never in a prompt
+
+
+class NgramCopier:
+    """The copier's deterministic stream of continuations for one prompt."""
+
+    def __init__(self, prompt: str, unit: str = "char", n: int | None = None) -> None:
+        if unit not in UNITS:
+            raise ValueError(f"unit={unit!r}: allowed are {UNITS}")
+        if n is not None and n < 1:
+            raise ValueError(f"n={n}: must be at least 1, or None for the longest match")
+        self.n = n
+        if unit == "char":
+            self.codes, self.pieces = prompt, list(prompt)
+        else:
+            matches = _WORD.findall(prompt)
+            ids: dict[str, int] = {}
+            self.codes = "".join(chr(_FIRST_CODE_POINT + ids.setdefault(w, len(ids))) for _, w in matches)
+            self.pieces = [space + word for space, word in matches]
+        self.searchable = self.codes[:-1]  # an occurrence must be followed by a unit
+
+    def _first_end(self, text: str) -> int | None:
+        """End of the first occurrence, in the prompt, of the longest (or last n) units of `text`."""
+        if self.n is not None:
+            start = self.searchable.find(text[-self.n :])
+            return start + min(self.n, len(text)) if start >= 0 else None
+        low, high = 0, min(len(text), len(self.searchable))  # longest suffix length that occurs
+        while low < high:
+            mid = (low + high + 1) // 2
+            if self.searchable.find(text[-mid:]) >= 0:
+                low = mid
+            else:
+                high = mid - 1
+        return self.searchable.find(text[-low:]) + low if low else None
+
+    def stream(self) -> Iterator[str]:
+        """The continuation, unit by unit (ends when no earlier occurrence matches)."""
+        text, end = self.codes, None
+        while True:
+            if end is None or self.n is not None or end >= len(self.searchable):
+                end = self._first_end(text)
+                if end is None:
+                    return
+            # The longest match always extends by the unit it predicts: no new search needed.
+            text += self.codes[end]
+            yield self.pieces[end]
+            end += 1
+
+    def generate(self, until: list[str], max_units: int) -> str:
+        """Greedy generation cut before the first stop sequence, as lm-eval's backends do."""
+        out = ""
+        for piece in itertools.islice(self.stream(), max_units):
+            out += piece
+            cut = min((out.find(stop) for stop in until if stop and stop in out), default=-1)
+            if cut >= 0:
+                return out[:cut]
+        return out
+
+    def score(self, continuation: str) -> tuple[float, bool]:
+        """(log-probability, is_greedy) of `continuation` under the smoothing rule above."""
+        produced = ""
+        for piece in self.stream():
+            produced += piece
+            if len(produced) >= len(continuation):
+                break
+        agree = 0
+        while agree < min(len(produced), len(continuation)) and produced[agree] == continuation[agree]:
+            agree += 1
+        if agree == len(continuation):
+            return agree * math.log(1 - EPSILON), True
+        off_stream = len(continuation) - agree - 1
+        logprob = agree * math.log(1 - EPSILON) + math.log(EPSILON / 255) + off_stream * math.log(1 / 256)
+        return logprob, False

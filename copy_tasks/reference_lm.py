@@ -1,0 +1,52 @@
+"""The reference models as lm-eval models: `ngram_copier` (and its model args).
+
+Importing this module registers them in lm-eval's model registry; `copy-tasks run` imports
+it, so `copy-tasks run --model ngram_copier --tasks copy_tasks_offline` works. Bare `lm_eval`
+cannot load models from another package (lm-eval 0.4 has no model plugins): use
+`copy-tasks run`, or in Python `import copy_tasks.reference_lm` before
+`lm_eval.simple_evaluate(model="ngram_copier", ...)`.
+
+Model args: `unit` (`char` or `word`, default `char`) and `n` (units of context the copier
+matches; default: as long a suffix as needed).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from lm_eval.api.model import LM
+from lm_eval.api.registry import register_model
+
+from copy_tasks.ngram_copier import NgramCopier
+
+
+@lru_cache(maxsize=256)
+def _copier(prompt: str, unit: str, n: int | None) -> NgramCopier:
+    return NgramCopier(prompt, unit=unit, n=n)
+
+
+@register_model("ngram_copier")
+class NgramCopierLM(LM):
+    """lm-eval wrapper of `NgramCopier`: generation and loglikelihood requests."""
+
+    def __init__(self, unit: str = "char", n: int | str | None = None, **_ignored) -> None:
+        super().__init__()
+        self.unit = unit
+        self.n = None if n in (None, "", "none", "None") else int(n)
+        NgramCopier("", unit=self.unit, n=self.n)  # validate the args before any task runs
+
+    def loglikelihood(self, requests) -> list[tuple[float, bool]]:
+        return [_copier(context, self.unit, self.n).score(continuation) for context, continuation in
+                (request.args for request in requests)]
+
+    def loglikelihood_rolling(self, requests) -> list[float]:
+        raise NotImplementedError("ngram_copier scores continuations of a prompt, not whole texts")
+
+    def generate_until(self, requests) -> list[str]:
+        outputs = []
+        for request in requests:
+            context, gen_kwargs = request.args[0], request.args[1]
+            until = gen_kwargs.get("until") or []
+            until = [until] if isinstance(until, str) else until
+            outputs.append(_copier(context, self.unit, self.n).generate(until, int(gen_kwargs.get("max_gen_toks", 256))))
+        return outputs
