@@ -1,0 +1,86 @@
+"""The n-gram copier proves every task answerable, and reproduces the paper's 5-gram curve."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import read_results, run_command
+from text_corpus import write_corpus
+
+from copy_tasks.docs import generate_docs
+from copy_tasks.families import FAMILIES
+from copy_tasks.ngram_copier import EPSILON, NgramCopier
+
+STOPS = {"phonebook_copy": ["\n"], "lookup_suffix": ["\n", "."], "lookup_prefix": ["\n", "."]}
+
+
+def verdicts(family: str, docs, **copier) -> list[tuple[float, bool]]:
+    """(generation exact match, teacher-forced is_greedy) of the copier on each doc."""
+    out = []
+    for doc in docs:
+        model = NgramCopier(doc["prompt"], **copier)
+        generated = model.generate(STOPS.get(family, ["\n\n"]), len(doc["continuation"]) + 4)
+        exact = FAMILIES[family].score_generation(generated, doc["target"])["exact_match"]
+        out.append((exact, model.score(doc["continuation"])[1]))
+    return out
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    return write_corpus(tmp_path_factory.mktemp("corpus"))
+
+
+@pytest.mark.parametrize("family", sorted(FAMILIES))
+def test_default_copier_answers_every_doc_of_every_family(family, corpus):
+    spec = FAMILIES[family]
+    options = (("text_source", str(corpus)),) if spec.needs_download else ()
+    for length in spec.lengths:
+        docs = generate_docs(family, "1.0", length, 1234, spec.default_docs, options)
+        assert verdicts(family, docs) == [(1.0, True)] * len(docs), f"{family}_{length}"
+
+
+def test_five_unit_copier_fails_exactly_from_duplicated_5_grams():
+    accuracy = {}
+    for n in FAMILIES["dup_ngram_copy"].lengths:
+        results = verdicts("dup_ngram_copy", generate_docs("dup_ngram_copy", "1.0", n, 1234, 200), unit="word", n=5)
+        assert all(generated == (1.0 if forced else 0.0) for generated, forced in results)  # paths agree
+        accuracy[n] = sum(generated for generated, _ in results) / len(results)
+    assert accuracy == {1: 1.0, 2: 1.0, 3: 1.0, 4: 1.0, 5: 0.0, 6: 0.0, 7: 0.0, 8: 0.0}
+
+
+def test_paper_prefix_format_is_not_a_copy():
+    """`$key|string|` does not end with the key: a copier cannot answer it (a trained model can)."""
+    options = (("key_length", 4), ("answer_length", 4), ("fmt", "paper"))
+    docs = generate_docs("lookup_prefix", "1.0", 100, 1234, 50, options)
+    assert verdicts("lookup_prefix", docs) == [(0.0, False)] * 50
+    suffix = generate_docs("lookup_suffix", "1.0", 100, 1234, 50, options)
+    assert verdicts("lookup_suffix", suffix) == [(1.0, True)] * 50
+
+
+def test_hand_worked_stream_and_smoothing():
+    model = NgramCopier("ab1 ab2 xab")
+    assert model.generate(["x"], 10) == "1 ab2 "  # longest match "ab": first occurrence
+    assert model.score("1 a") == pytest.approx((3 * __import__("math").log(1 - EPSILON), True))
+    logprob, greedy = model.score("2")
+    assert not greedy and logprob == pytest.approx(__import__("math").log(EPSILON / 255))
+    assert NgramCopier("abc").generate([], 5) == ""  # nothing read before matches "c"
+
+
+def test_word_units_carry_their_whitespace():
+    model = NgramCopier("one two\nthree four\n\none", unit="word")
+    assert model.generate(["\n\n"], 10) == " two\nthree four"
+
+
+def test_copy_tasks_run_with_the_copier(tmp_path):
+    corpus = write_corpus(tmp_path / "corpus")
+    result = run_command(
+        ["copy-tasks", "run", "--model", "ngram_copier", "--tasks", "copy_tasks", "--limit", "3",
+         "--metadata", json.dumps({"copy_tasks_text_source": str(corpus)}), "--output_path", str(tmp_path / "out")],
+        cwd=tmp_path,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    results, _ = read_results(tmp_path / "out")
+    tasks = [name for name in results["results"] if name[-1].isdigit()]
+    assert len(tasks) == sum(2 * len(family.lengths) for family in FAMILIES.values())
+    assert {results["results"][task]["exact_match,none"] for task in tasks} == {1.0}
