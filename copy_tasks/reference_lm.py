@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+import lm_eval.models  # noqa: F401  lm-eval registers its own models only into an empty registry
 from lm_eval.api.model import LM
 from lm_eval.api.registry import register_model
 
@@ -48,5 +49,6 @@ class NgramCopierLM(LM):
             context, gen_kwargs = request.args[0], request.args[1]
             until = gen_kwargs.get("until") or []
             until = [until] if isinstance(until, str) else until
-            outputs.append(_copier(context, self.unit, self.n).generate(until, int(gen_kwargs.get("max_gen_toks", 256))))
+            budget = int(gen_kwargs.get("max_gen_toks", 256))
+            outputs.append(_copier(context, self.unit, self.n).generate(until, budget))
         return outputs
