@@ -19,15 +19,12 @@ an occurrence is searched with `str.find` only when the current match cannot be 
 from __future__ import annotations
 
 import itertools
-import math
 import re
 from collections.abc import Iterator
 
+from copy_tasks.answers import cut_at_stops, score_against
+
 UNITS = ("char", "word")
-# Smoothing rule of the loglikelihood path: the copier's next character gets probability
-# 1 - EPSILON, each of the other 255 byte values EPSILON / 255; once the continuation has left
-# the copier's stream, every character gets 1/256.
-EPSILON = 0.01
 _WORD = re.compile(r"(\s*)(\S+)")
 _FIRST_CODE_POINT = 0xF0000  # Unicode private use plane: never in a prompt
 
@@ -82,23 +79,15 @@ class NgramCopier:
         out = ""
         for piece in itertools.islice(self.stream(), max_units):
             out += piece
-            cut = min((out.find(stop) for stop in until if stop and stop in out), default=-1)
-            if cut >= 0:
-                return out[:cut]
-        return out
+            if any(stop and stop in out for stop in until):
+                break
+        return cut_at_stops(out, until)
 
     def score(self, continuation: str) -> tuple[float, bool]:
-        """(log-probability, is_greedy) of `continuation` under the smoothing rule above."""
+        """(log-probability, is_greedy) of `continuation` (see `answers.score_against`)."""
         produced = ""
         for piece in self.stream():
             produced += piece
             if len(produced) >= len(continuation):
                 break
-        agree = 0
-        while agree < min(len(produced), len(continuation)) and produced[agree] == continuation[agree]:
-            agree += 1
-        if agree == len(continuation):
-            return agree * math.log(1 - EPSILON), True
-        off_stream = len(continuation) - agree - 1
-        logprob = agree * math.log(1 - EPSILON) + math.log(EPSILON / 255) + off_stream * math.log(1 / 256)
-        return logprob, False
+        return score_against(produced, continuation)

@@ -6,8 +6,18 @@ import importlib
 import pytest
 
 MODULES = [
-    "copy_tasks.cli", "copy_tasks.docs", "copy_tasks.families", "copy_tasks.lookup", "copy_tasks.names",
-    "copy_tasks.options", "copy_tasks.phonebook", "copy_tasks.registration", "copy_tasks.seeding",
+    "copy_tasks.answers",
+    "copy_tasks.bounded_state",
+    "copy_tasks.cli",
+    "copy_tasks.docs",
+    "copy_tasks.families",
+    "copy_tasks.lookup",
+    "copy_tasks.names",
+    "copy_tasks.ngram_copier",
+    "copy_tasks.options",
+    "copy_tasks.phonebook",
+    "copy_tasks.registration",
+    "copy_tasks.seeding",
 ]
 
 

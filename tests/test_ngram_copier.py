@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 from conftest import read_results, run_command
 from text_corpus import write_corpus
 
+from copy_tasks.answers import EPSILON
 from copy_tasks.docs import generate_docs
 from copy_tasks.families import FAMILIES
-from copy_tasks.ngram_copier import EPSILON, NgramCopier
+from copy_tasks.ngram_copier import NgramCopier
 
 STOPS = {"phonebook_copy": ["\n"], "lookup_suffix": ["\n", "."], "lookup_prefix": ["\n", "."]}
 
@@ -61,9 +63,9 @@ def test_paper_prefix_format_is_not_a_copy():
 def test_hand_worked_stream_and_smoothing():
     model = NgramCopier("ab1 ab2 xab")
     assert model.generate(["x"], 10) == "1 ab2 "  # longest match "ab": first occurrence
-    assert model.score("1 a") == pytest.approx((3 * __import__("math").log(1 - EPSILON), True))
-    logprob, greedy = model.score("2")
-    assert not greedy and logprob == pytest.approx(__import__("math").log(EPSILON / 255))
+    assert model.score("1 a") == pytest.approx((3 * math.log(1 - EPSILON), True))
+    logprob, greedy = model.score("2x")
+    assert not greedy and logprob == pytest.approx(math.log(EPSILON / 255) + math.log(1 / 256))
     assert NgramCopier("abc").generate([], 5) == ""  # nothing read before matches "c"
 
 
