@@ -23,19 +23,39 @@ from copy_tasks.bounded_state import BoundedStateReader
 from copy_tasks.ngram_copier import NgramCopier
 
 
-def stops(gen_kwargs: dict) -> list[str]:
-    until = gen_kwargs.get("until") or []
-    return [until] if isinstance(until, str) else list(until)
-
-
 @lru_cache(maxsize=256)
 def _copier(prompt: str, unit: str, n: int | None) -> NgramCopier:
     return NgramCopier(prompt, unit=unit, n=n)
 
 
+class ReferenceLM(LM):
+    """An analytic model: subclasses say how to generate and how to score a continuation."""
+
+    def generate(self, prompt: str, until: list[str], budget: int) -> str:
+        raise NotImplementedError
+
+    def score(self, prompt: str, continuation: str) -> tuple[float, bool]:
+        raise NotImplementedError
+
+    def loglikelihood(self, requests) -> list[tuple[float, bool]]:
+        return [self.score(*request.args[:2]) for request in requests]
+
+    def loglikelihood_rolling(self, requests) -> list[float]:
+        raise NotImplementedError("reference models score continuations of a prompt, not whole texts")
+
+    def generate_until(self, requests) -> list[str]:
+        outputs = []
+        for request in requests:
+            prompt, gen_kwargs = request.args[0], request.args[1]
+            until = gen_kwargs.get("until") or []
+            until = [until] if isinstance(until, str) else list(until)
+            outputs.append(self.generate(prompt, until, int(gen_kwargs.get("max_gen_toks", 256))))
+        return outputs
+
+
 @register_model("ngram_copier")
-class NgramCopierLM(LM):
-    """lm-eval wrapper of `NgramCopier`: generation and loglikelihood requests."""
+class NgramCopierLM(ReferenceLM):
+    """`NgramCopier` as an lm-eval model. Model args: `unit`, `n`."""
 
     def __init__(self, unit: str = "char", n: int | str | None = None, **_ignored) -> None:
         super().__init__()
@@ -43,25 +63,16 @@ class NgramCopierLM(LM):
         self.n = None if n in (None, "", "none", "None") else int(n)
         NgramCopier("", unit=self.unit, n=self.n)  # validate the args before any task runs
 
-    def loglikelihood(self, requests) -> list[tuple[float, bool]]:
-        return [_copier(context, self.unit, self.n).score(continuation) for context, continuation in
-                (request.args for request in requests)]
+    def generate(self, prompt: str, until: list[str], budget: int) -> str:
+        return _copier(prompt, self.unit, self.n).generate(until, budget)
 
-    def loglikelihood_rolling(self, requests) -> list[float]:
-        raise NotImplementedError("ngram_copier scores continuations of a prompt, not whole texts")
-
-    def generate_until(self, requests) -> list[str]:
-        outputs = []
-        for request in requests:
-            context, gen_kwargs = request.args[0], request.args[1]
-            budget = int(gen_kwargs.get("max_gen_toks", 256))
-            outputs.append(_copier(context, self.unit, self.n).generate(stops(gen_kwargs), budget))
-        return outputs
+    def score(self, prompt: str, continuation: str) -> tuple[float, bool]:
+        return _copier(prompt, self.unit, self.n).score(continuation)
 
 
 @register_model("bounded_state")
-class BoundedStateLM(LM):
-    """lm-eval wrapper of `BoundedStateReader`. Model arg: `bits` (B, default 256)."""
+class BoundedStateLM(ReferenceLM):
+    """`BoundedStateReader` as an lm-eval model. Model arg: `bits` (B, default 256)."""
 
     def __init__(self, bits: int | str = 256, **_ignored) -> None:
         super().__init__()
@@ -71,16 +82,8 @@ class BoundedStateLM(LM):
     def _answer(self, prompt: str) -> str:
         return BoundedStateReader(self.bits).read(prompt).answer(prompt)
 
-    def loglikelihood(self, requests) -> list[tuple[float, bool]]:
-        return [score_against(self._answer(context), continuation)
-                for context, continuation in (request.args for request in requests)]
+    def generate(self, prompt: str, until: list[str], budget: int) -> str:
+        return cut_at_stops(self._answer(prompt), until)
 
-    def loglikelihood_rolling(self, requests) -> list[float]:
-        raise NotImplementedError("bounded_state scores continuations of a prompt, not whole texts")
-
-    def generate_until(self, requests) -> list[str]:
-        outputs = []
-        for request in requests:
-            context, gen_kwargs = request.args[0], request.args[1]
-            outputs.append(cut_at_stops(self._answer(context), stops(gen_kwargs)))
-        return outputs
+    def score(self, prompt: str, continuation: str) -> tuple[float, bool]:
+        return score_against(self._answer(prompt), continuation)
