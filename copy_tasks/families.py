@@ -30,6 +30,7 @@ class Family:
     needs_download: bool
     make_doc: Callable[..., dict]  # (rng, length, **options) -> doc
     score_generation: Callable[[str, str], dict[str, float]]
+    stop_sequences: tuple[str, ...]  # the generation's `until`, as in the family's YAML template
     # Families with the same data key draw identical random data for doc i.
     data_key: str = ""
     options: tuple[Option, ...] = field(default_factory=tuple)
@@ -62,6 +63,7 @@ def _lookup_family(key_place: str) -> Family:
         needs_download=False,
         make_doc=partial(lookup.make_lookup_doc, key_place=key_place),
         score_generation=lookup.score_lookup,
+        stop_sequences=("\n", "."),
         data_key="lookup",
         options=LOOKUP_OPTIONS,
     )
@@ -83,6 +85,7 @@ def _c4_family(name: str, make_doc: Callable[..., dict]) -> Family:
         needs_download=True,
         make_doc=make_doc,
         score_generation=copying.score_copy,
+        stop_sequences=("\n\n",),
         data_key="c4",
         options=(TEXT_SOURCE,),
     )
@@ -100,6 +103,7 @@ FAMILIES: dict[str, Family] = {
             needs_download=False,
             make_doc=phonebook.make_phonebook_doc,
             score_generation=phonebook.score_generation,
+            stop_sequences=("\n",),
         ),
         _c4_family("c4_copy", copying.make_c4_doc),
         _c4_family("c4_copy_shuffled", copying.make_c4_shuffled_doc),
@@ -112,6 +116,7 @@ FAMILIES: dict[str, Family] = {
             needs_download=False,
             make_doc=copying.make_random_copy_doc,
             score_generation=copying.score_copy,
+            stop_sequences=("\n\n",),
         ),
         Family(
             name="dup_ngram_copy",
@@ -122,6 +127,7 @@ FAMILIES: dict[str, Family] = {
             needs_download=False,
             make_doc=copying.make_dup_ngram_doc,
             score_generation=copying.score_copy,
+            stop_sequences=("\n\n",),
         ),
         _lookup_family("suffix"),
         _lookup_family("prefix"),

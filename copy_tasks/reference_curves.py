@@ -17,8 +17,6 @@ from copy_tasks.docs import generate_docs
 from copy_tasks.families import FAMILIES
 from copy_tasks.ngram_copier import NgramCopier
 
-STOPS = {"phonebook_copy": ["\n"], "lookup_suffix": ["\n", "."], "lookup_prefix": ["\n", "."]}
-
 
 def models(bits: int) -> dict:
     """Each reference model as a function (prompt, stops, budget) -> generation."""
@@ -37,7 +35,7 @@ def curves(docs: int, bits: int) -> dict[str, dict[str, dict[int, float]]]:
     for name, family in FAMILIES.items():
         if family.needs_download:
             continue
-        until = STOPS.get(name, ["\n\n"])
+        until = list(family.stop_sequences)
         for model, generate in models(bits).items():
             row = table.setdefault(name, {}).setdefault(model, {})
             for length in family.lengths:

@@ -14,15 +14,13 @@ from copy_tasks.docs import generate_docs
 from copy_tasks.families import FAMILIES
 from copy_tasks.ngram_copier import NgramCopier
 
-STOPS = {"phonebook_copy": ["\n"], "lookup_suffix": ["\n", "."], "lookup_prefix": ["\n", "."]}
-
 
 def verdicts(family: str, docs, **copier) -> list[tuple[float, bool]]:
     """(generation exact match, teacher-forced is_greedy) of the copier on each doc."""
     out = []
     for doc in docs:
         model = NgramCopier(doc["prompt"], **copier)
-        generated = model.generate(STOPS.get(family, ["\n\n"]), len(doc["continuation"]) + 4)
+        generated = model.generate(list(FAMILIES[family].stop_sequences), len(doc["continuation"]) + 4)
         exact = FAMILIES[family].score_generation(generated, doc["target"])["exact_match"]
         out.append((exact, model.score(doc["continuation"])[1]))
     return out

@@ -46,6 +46,7 @@ def test_yaml_constants_match_the_python_defaults():
             for tf in (False, True)
         )
         assert "max_gen_toks" not in generation["generation_kwargs"]  # set per doc by CopyTask
+        assert tuple(generation["generation_kwargs"]["until"]) == family.stop_sequences
         expected = {"copy_tasks_docs": family.default_docs, "copy_tasks_seed": 1234}
         expected |= {option.key: option.default for option in family.options}
         for config in (generation, forced):
