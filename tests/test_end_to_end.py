@@ -18,11 +18,10 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture(scope="module", params=["gpt_neox", "mamba"])
 def phonebook_run(request, tiny_models, tmp_path_factory):
-    """Both phone-book groups, 2 docs per task, on one tiny model; Mamba via copy-tasks run."""
+    """Both phone-book groups, 2 docs per task, on one tiny model, through `lm_eval`."""
     out = tmp_path_factory.mktemp(f"run-{request.param}")
-    command = ["lm_eval"] if request.param == "gpt_neox" else ["copy-tasks", "run"]
     result = run_command(
-        [*command, "--model", "hf", "--model_args", f"pretrained={tiny_models[request.param]}",
+        ["lm_eval", "--model", "hf", "--model_args", f"pretrained={tiny_models[request.param]}",
          "--device", "cpu", "--tasks", "phonebook_copy,phonebook_copy_tf", "--limit", "2",
          "--metadata", '{"copy_tasks_docs": 6, "copy_tasks_seed": 77}',
          "--output_path", str(out), "--log_samples"],
@@ -176,3 +175,14 @@ def test_unreachable_c4_fails_before_evaluation_with_a_hint(tiny_models, tmp_pat
     assert "could not load allenai/c4" in result.stderr
     assert "copy_tasks_text_source=PATH" in result.stderr
     assert "Traceback" not in result.stderr and "Running generate_until" not in result.stderr
+
+
+def test_copy_tasks_run_is_lm_eval_run_with_hf_models(tiny_models, tmp_path):
+    """`copy-tasks run` also registers the reference models; lm-eval's own must stay loadable."""
+    result = run_command(
+        ["copy-tasks", "run", "--model", "hf", "--model_args", f"pretrained={tiny_models['mamba']}",
+         "--device", "cpu", "--tasks", "phonebook_copy_20", "--limit", "1", "--output_path", str(tmp_path)],
+        cwd=tmp_path,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert read_results(tmp_path)[0]["results"]["phonebook_copy_20"]["exact_match,none"] in (0.0, 1.0)
