@@ -2,9 +2,10 @@
 
 For each family and length, the same docs are scored by the generation task (greedy decoding,
 the paper's protocol) and by the teacher-forced task (one loglikelihood request), through
-lm-eval with one loaded model. Prints the model's seconds per doc (time inside the model's
-request methods) side by side, their ratio, and how often the two verdicts (exact match) agree
-doc by doc.
+lm-eval: teacher-forced both with lm-eval's `hf` backend and with our `hf_fast` (logits only at
+the continuation's positions; `copy_tasks/fast_hf.py`). Prints the model's seconds per doc
+(time inside the model's request methods) side by side, the ratios, and how often the
+verdicts (exact match) of generation and teacher forcing agree doc by doc.
 
     python benchmarks/bench_tf_vs_generation.py                      # Gemma 3 270M, random_copy
     python benchmarks/bench_tf_vs_generation.py --family c4_copy --lengths 25,50 --docs 25 \\
@@ -63,6 +64,7 @@ def main(argv: list[str] | None = None) -> None:
     from lm_eval.models.huggingface import HFLM
 
     from copy_tasks import task_manager
+    from copy_tasks.fast_hf import FastLoglikelihoodHFLM
     from copy_tasks.real_models import MODELS, prepare
 
     folder = prepare(args.model) if args.model in MODELS else Path(args.model)
@@ -71,25 +73,32 @@ def main(argv: list[str] | None = None) -> None:
     metadata = {"copy_tasks_docs": args.docs, "pretrained": str(folder)}
     if args.text:
         metadata["copy_tasks_text_source"] = args.text
-    lm = HFLM(pretrained=str(folder), device="cpu", batch_size=1)
-    clock = ModelClock(lm)
+    hf = HFLM(pretrained=str(folder), device="cpu", batch_size=1)
+    fast = FastLoglikelihoodHFLM(pretrained=str(folder), device="cpu", batch_size=1)
+    hf_clock, fast_clock = ModelClock(hf), ModelClock(fast)
     manager = task_manager(metadata=metadata)
 
     print(f"## Teacher-forced vs generation: {args.family} on {folder.name}, {args.docs} docs per length")
-    print(f"{'length':>8}{'gen s/doc':>12}{'tf s/doc':>12}{'gen/tf':>10}{'agree':>10}")
+    print(f"{'length':>8}{'gen s/doc':>11}{'tf hf':>9}{'tf fast':>9}{'gen/tf hf':>11}{'gen/tf fast':>13}{'agree':>9}")
     rows, agree, total = [], 0, 0
     for length in lengths:
-        gen_seconds, gen = run_task(lm, clock, family.task_name(length), manager)
-        tf_seconds, tf = run_task(lm, clock, family.task_name(length, teacher_forced=True), manager)
+        forced = family.task_name(length, teacher_forced=True)
+        gen_seconds, gen = run_task(hf, hf_clock, family.task_name(length), manager)
+        tf_seconds, tf = run_task(hf, hf_clock, forced, manager)
+        fast_seconds, tf_fast = run_task(fast, fast_clock, forced, manager)
+        if tf_fast != tf:
+            print(f"hf_fast and hf disagree at {length}: {tf_fast} vs {tf}")
         same = sum(gen[i] == tf[i] for i in gen)
         agree, total = agree + same, total + len(gen)
         row = {"length": length, "generation_s_per_doc": gen_seconds / len(gen),
-               "teacher_forced_s_per_doc": tf_seconds / len(tf), "agree": same, "docs": len(gen),
+               "teacher_forced_hf_s_per_doc": tf_seconds / len(tf),
+               "teacher_forced_fast_s_per_doc": fast_seconds / len(tf), "agree": same, "docs": len(gen),
                "generation_exact_match": sum(gen.values()) / len(gen),
                "teacher_forced_exact_match": sum(tf.values()) / len(tf)}
         rows.append(row)
-        print(f"{length:>8}{row['generation_s_per_doc']:>12.2f}{row['teacher_forced_s_per_doc']:>12.2f}"
-              f"{row['generation_s_per_doc'] / row['teacher_forced_s_per_doc']:>10.1f}{same:>6}/{len(gen):<3}")
+        g, t, f = (row[k] for k in ("generation_s_per_doc", "teacher_forced_hf_s_per_doc",
+                                    "teacher_forced_fast_s_per_doc"))
+        print(f"{length:>8}{g:>11.2f}{t:>9.2f}{f:>9.2f}{g / t:>11.1f}{g / f:>13.1f}{same:>5}/{len(gen):<3}")
     print(f"verdicts agree on {agree} of {total} docs ({agree / total:.1%})")
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1))

