@@ -34,7 +34,6 @@ ALPHABET = np.frombuffer(b"abcdefghijklmnopqrstuvwxyz", dtype=np.uint8)
 DEMONSTRATIONS = 3
 DEMONSTRATION_LENGTH = 20
 FORMATS = ("natural", "paper")
-KEY_PLACES = ("prefix", "suffix")
 POSITION_TRIES = 32
 STRING_TRIES = 200
 
