@@ -31,7 +31,7 @@ def test_never_holds_more_than_b_bits_on_any_doc(bits, tmp_path_factory):
     for family, spec in FAMILIES.items():
         options = (("text_source", str(corpus)),) if spec.needs_download else ()
         for length in spec.lengths:
-            for doc in generate_docs(family, "1.0", length, 1234, 20, options):
+            for doc in generate_docs(family, "1.0", length, 1234, spec.default_docs, options):
                 assert BoundedStateReader(bits).read(doc["prompt"]).peak_bits <= bits
 
 
