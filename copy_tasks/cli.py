@@ -17,14 +17,14 @@ import argparse
 import sys
 
 from copy_tasks import registration
-from copy_tasks.cli_checks import check_run_args
 from copy_tasks.families import FAMILIES, TEACHER_FORCED_SUFFIX
-from copy_tasks.options import UserError
 
 
 def run_lm_eval(lm_eval_args: list[str]) -> None:
-    """Hand the arguments to lm-eval's own CLI, as `lm_eval run ARGS`."""
-    check_run_args(lm_eval_args)
+    """Hand the arguments to lm-eval's own CLI, as `lm_eval run ARGS`.
+
+    `registration.install()` wraps that CLI so that it checks our options before loading a
+    model and reports a `UserError` in one line (`cli_checks.exit_on_option_error`)."""
     registration.install()
     from lm_eval.__main__ import cli_evaluate
 
@@ -76,11 +76,7 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> None:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["run"]:
-        try:
-            run_lm_eval(argv[1:])
-        except UserError as error:
-            print(f"copy-tasks: error: {error}", file=sys.stderr)
-            raise SystemExit(2) from None
+        run_lm_eval(argv[1:])
         return
     if argv[:1] == ["reference-curves"]:
         from copy_tasks.reference_curves import main as reference_curves
