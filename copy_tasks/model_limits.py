@@ -48,21 +48,35 @@ def _tokenizer(name: str, gguf_file: str | None, frozen_kwargs: tuple) -> Any:
 
 
 @cache
-def _config_context(name: str, gguf_file: str | None, frozen_kwargs: tuple) -> int | None:
+def _model_config(name: str, gguf_file: str | None, frozen_kwargs: tuple) -> Any:
     from transformers import AutoConfig
 
     extra = {"gguf_file": gguf_file} if gguf_file else {}
     try:
-        config = AutoConfig.from_pretrained(name, **extra, **dict(frozen_kwargs))
+        return AutoConfig.from_pretrained(name, **extra, **dict(frozen_kwargs))
     except (OSError, ValueError) as error:
         log.warning("copy-tasks: could not read the model config of %s (%s)", name, error)
         return None
+
+
+def _config_context(config: Any) -> int | None:
     for candidate in (getattr(config, "text_config", None), config):
         for attr in CONTEXT_CONFIG_ATTRS:
             value = getattr(candidate, attr, None) if candidate is not None else None
             if isinstance(value, int) and value > 0:
                 return value
     return None
+
+
+def model_type(metadata: Mapping[str, Any]) -> str | None:
+    """The `model_type` of the model config named in the merged task metadata, if readable
+    (for example `gemma3_text`, `mamba`, `gpt_neox`); the leaderboard maps it to an
+    architecture family."""
+    pretrained = metadata.get("pretrained")
+    if not isinstance(pretrained, str):
+        return None
+    config = _model_config(pretrained, metadata.get("gguf_file"), tuple(sorted(_hf_kwargs(metadata).items())))
+    return getattr(config, "model_type", None)
 
 
 def model_limits(metadata: Mapping[str, Any]) -> ModelLimits:
@@ -84,7 +98,7 @@ def model_limits(metadata: Mapping[str, Any]) -> ModelLimits:
     if max_length:
         return ModelLimits(tokenizer, int(max_length), "max_length in the model args")
     if isinstance(pretrained, str):
-        context = _config_context(pretrained, gguf_file, hf_kwargs)
+        context = _config_context(_model_config(pretrained, gguf_file, hf_kwargs))
         if context:
             return ModelLimits(tokenizer, context, "the model config")
     limit = getattr(tokenizer, "model_max_length", None)

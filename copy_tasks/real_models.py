@@ -163,3 +163,17 @@ def prepare(name: str = DEFAULT_MODEL, root: Path | None = None) -> Path:
             shutil.rmtree(folder)
         built.rename(folder)
     return folder
+
+
+def prepared_source(pretrained: object) -> str | None:
+    """Where a folder built by `prepare` came from (its PyPI source), else None.
+
+    >>> prepared_source("not/a/prepared/folder") is None
+    True
+    """
+    if not isinstance(pretrained, str):
+        return None
+    marker = Path(pretrained) / DONE_MARKER
+    if not marker.is_file():
+        return None
+    return json.loads(marker.read_text()).get("source")

@@ -1,0 +1,56 @@
+"""One PNG per family and variant: a metric against length, one line per model, stderr bars,
+length on a log axis (as the paper's Figures 1c and 7).
+
+Generation variants plot exact match; teacher-forced ones plot bits per character of the
+target (lower is better), which separates models even where exact match is 0.
+"""
+
+from __future__ import annotations
+
+import io
+
+from copy_tasks.families import FAMILIES
+from copy_tasks.leaderboard.summary import curves
+
+PLOTTED = (("generation", "exact_match", "exact match", ""),
+           ("teacher_forced", "bits_per_char", "bits per character of the target (lower is better)", "_tf"))
+
+
+def family_plot(rows: list[dict], family: str, variant: str, metric: str, label: str) -> bytes | None:
+    """The PNG of one family and variant, or None when no row has that metric."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib import pyplot
+
+    found = curves(rows, family, variant, metric)
+    if not found:
+        return None
+    figure, axes = pyplot.subplots(figsize=(6.4, 4.2), dpi=100)
+    for model, points in found.items():
+        lengths, values, errors = zip(*points)
+        axes.errorbar(lengths, values, yerr=errors, marker="o", markersize=4, capsize=3, label=model)
+    axes.set_xscale("log")
+    axes.set_xlabel(f"length ({FAMILIES[family].unit})")
+    axes.set_ylabel(label)
+    if metric == "exact_match":
+        axes.set_ylim(-0.05, 1.05)
+    axes.set_title(family + (" (teacher-forced)" if variant == "teacher_forced" else ""))
+    axes.grid(True, which="both", alpha=0.3)
+    axes.legend(fontsize=8)
+    figure.tight_layout()
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", metadata={"Software": None})
+    pyplot.close(figure)
+    return buffer.getvalue()
+
+
+def all_plots(rows: list[dict]) -> dict[str, bytes]:
+    """File name -> PNG bytes, for every family and variant present in the rows."""
+    plots = {}
+    for family in FAMILIES:
+        for variant, metric, label, suffix in PLOTTED:
+            png = family_plot(rows, family, variant, metric, label)
+            if png is not None:
+                plots[f"{family}{suffix}.png"] = png
+    return plots

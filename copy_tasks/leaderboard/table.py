@@ -1,0 +1,153 @@
+"""The leaderboard CSV: its columns, how rows merge, and atomic writes.
+
+Tidy long format: one row per (run, model, task, length, metric). A row's key is
+(run, task, metric); the run is `<model>@<date of the lm-eval run>`, so two runs of one model
+are two sets of rows. Merging new rows into an existing CSV keeps every existing row unchanged
+unless `replace` is asked for, in which case the new rows of a (model, backend, task) replace
+that model's earlier rows of the task. Rows are sorted by family, variant, model, length,
+metric and run, so the same results always give the same bytes.
+
+Text cells that a spreadsheet would run as a formula (starting with `=`, `+`, `-`, `@`, a tab
+or a carriage return) are written with a leading `'`; numeric columns are written as numbers.
+
+    >>> spreadsheet_safe("=HYPERLINK(1)"), spreadsheet_safe("gemma")
+    ("'=HYPERLINK(1)", 'gemma')
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import tempfile
+from pathlib import Path
+
+SCHEMA_VERSION = "1"
+COLUMNS = (
+    "schema_version", "run", "model", "model_revision", "model_source", "backend", "dtype",
+    "parameters", "architecture", "model_type", "lm_eval_version", "copy_tasks_version",
+    "task", "family", "variant", "task_version", "task_hash", "docs_sha256", "seed",
+    "length", "unit", "metric", "n", "value", "stderr", "overflow_docs", "date", "flags",
+    "source_file",
+)
+NUMERIC_COLUMNS = frozenset({"parameters", "task_version", "seed", "length", "n", "value", "stderr",
+                             "overflow_docs"})
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+KEY = ("run", "task", "metric")
+
+
+class LeaderboardFileError(Exception):
+    """An existing leaderboard CSV this version cannot merge into (it is left untouched)."""
+
+
+def spreadsheet_safe(text: str) -> str:
+    """A text cell that spreadsheets show as text, never run as a formula."""
+    return "'" + text if text.startswith(FORMULA_STARTS) else text
+
+
+def _cell(column: str, value: object) -> str:
+    if value is None:
+        return ""
+    if column in NUMERIC_COLUMNS and isinstance(value, (int, float)):
+        return repr(value)
+    return spreadsheet_safe(str(value))
+
+
+def row_key(row: dict) -> tuple[str, ...]:
+    return tuple(str(row[column]) for column in KEY)
+
+
+def _sort_key(row: dict) -> tuple:
+    def number(text: str) -> float:
+        try:
+            return float(text)
+        except ValueError:
+            return float("inf")
+
+    return (row["family"], row["variant"], row["model"], number(row["length"]), row["metric"],
+            row["run"], row["task"])
+
+
+def format_rows(rows: list[dict]) -> list[dict]:
+    """Rows as the CSV's text cells, with the schema version."""
+    return [
+        {column: SCHEMA_VERSION if column == "schema_version" else _cell(column, row.get(column))
+         for column in COLUMNS}
+        for row in rows
+    ]
+
+
+def read_csv(path: Path) -> list[dict]:
+    """The rows of an existing leaderboard CSV (text cells), or [] when there is none."""
+    if not path.exists():
+        return []
+    with path.open(newline="", encoding="utf-8") as handle:
+        reader = csv.DictReader(handle)
+        if tuple(reader.fieldnames or ()) != COLUMNS:
+            raise LeaderboardFileError(
+                f"{path}: its columns are not those of leaderboard schema {SCHEMA_VERSION}; "
+                "it was left as it is: write to another --out folder"
+            )
+        rows = list(reader)
+    versions = {row["schema_version"] for row in rows}
+    if versions - {SCHEMA_VERSION}:
+        raise LeaderboardFileError(
+            f"{path}: schema version {', '.join(sorted(versions))}, this copy-tasks writes "
+            f"{SCHEMA_VERSION}; it was left as it is: write to another --out folder"
+        )
+    return rows
+
+
+def merge(existing: list[dict], new: list[dict], replace: bool = False) -> tuple[list[dict], list[str]]:
+    """Existing rows plus new ones (text cells), and notes on what was kept or replaced."""
+    notes = []
+    new_keys = {row_key(row) for row in new}
+    if replace:
+        replaced = {(row["model"], row["backend"], row["task"]) for row in new}
+        kept = [row for row in existing
+                if (row["model"], row["backend"], row["task"]) not in replaced or row_key(row) in new_keys]
+        if len(kept) < len(existing):
+            notes.append(f"--replace: {len(existing) - len(kept)} rows of earlier runs replaced")
+        existing = kept
+    by_key = {row_key(row): row for row in existing}
+    added = 0
+    for row in new:
+        key = row_key(row)
+        old = by_key.get(key)
+        if old is None:
+            by_key[key] = row
+            added += 1
+        elif old != row:
+            if replace:
+                by_key[key] = row
+            else:
+                notes.append(f"{' / '.join(key)}: already in the leaderboard with other values; "
+                             "the existing row is kept (use --replace to overwrite)")
+    notes.append(f"{added} rows added, {len(by_key) - added} already there")
+    return sorted(by_key.values(), key=_sort_key), notes
+
+
+def csv_text(rows: list[dict]) -> str:
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return buffer.getvalue()
+
+
+def write_atomically(path: Path, content: str | bytes) -> None:
+    """Write a file so that a reader, or a crash, sees the old file or the new one, never half.
+
+    The content goes to a temporary file in the same folder, is flushed to disk, and replaces
+    the target with one `os.replace`."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(content.encode("utf-8") if isinstance(content, str) else content)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise

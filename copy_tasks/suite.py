@@ -1,0 +1,178 @@
+"""`copy-tasks suite`: run the offline families on several models, then build the leaderboard.
+
+One lm-eval run (`copy-tasks run`, in a subprocess) per model, then `copy-tasks leaderboard`
+over all the result folders. Two presets:
+
+- `quick` (the README's main job): Gemma 3 270M at short lengths of every offline family with 5
+  docs per length, and both reference models over every length with 20 docs; about 10 minutes
+  on 2 CPU cores.
+- `published` (the `leaderboard/` folder): Gemma 3 270M and SmolLM2 135M at longer lengths with
+  10 docs, generation and teacher-forced, and both reference models over every length at the
+  families' default doc counts.
+
+Models prepared by `copy-tasks model` are run as `pretrained=<name>` from a folder of links to
+them in the model cache (`by_name/`), so the results name the model, not a path on this machine.
+
+    >>> [run.label for run in plan("quick")]
+    ['gemma-3-270m', 'ngram_copier', 'bounded_state']
+    >>> plan("quick")[0].tasks[:3]
+    ('phonebook_copy_20', 'phonebook_copy_50', 'phonebook_copy_100')
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from copy_tasks.families import FAMILIES, Family
+
+REFERENCE_MODELS = ("ngram_copier", "bounded_state")
+OFFLINE_FAMILIES = tuple(family for family in FAMILIES.values() if not family.needs_download)
+
+
+@dataclass(frozen=True)
+class Preset:
+    """Which lengths and variants the pretrained models run, and how many docs each model gets."""
+
+    models: tuple[str, ...]
+    longest: dict[str, int]  # family -> longest length the pretrained models run
+    teacher_forced: bool
+    model_docs: int
+    reference_docs: int | None  # None: each family's default
+
+
+PRESETS = {
+    "quick": Preset(
+        models=("gemma-3-270m", *REFERENCE_MODELS),
+        longest={"phonebook_copy": 100, "random_copy": 50, "dup_ngram_copy": 8,
+                 "lookup_suffix": 100, "lookup_prefix": 100},
+        teacher_forced=False,
+        model_docs=5,
+        reference_docs=20,
+    ),
+    "published": Preset(
+        models=("gemma-3-270m", "smollm2-135m", *REFERENCE_MODELS),
+        longest={"phonebook_copy": 500, "random_copy": 200, "dup_ngram_copy": 8,
+                 "lookup_suffix": 1000, "lookup_prefix": 1000},
+        teacher_forced=True,
+        model_docs=10,
+        reference_docs=None,
+    ),
+}
+
+
+@dataclass(frozen=True)
+class SuiteRun:
+    """One lm-eval run: a model, its backend and model args, the tasks and the doc count."""
+
+    label: str
+    backend: str
+    model_args: str
+    tasks: tuple[str, ...]
+    docs: int | None
+
+
+def _tasks(family: Family, longest: int, teacher_forced: bool) -> list[str]:
+    lengths = [length for length in family.lengths if length <= longest]
+    variants = (False, True) if teacher_forced else (False,)
+    return [family.task_name(length, tf) for tf in variants for length in lengths]
+
+
+def plan(preset_name: str, models: tuple[str, ...] | None = None) -> list[SuiteRun]:
+    """The runs of a preset, in order."""
+    preset = PRESETS[preset_name]
+    runs = []
+    for model in models or preset.models:
+        if model in REFERENCE_MODELS:
+            tasks = [
+                task for family in OFFLINE_FAMILIES
+                for task in _tasks(family, max(family.lengths), teacher_forced=True)
+            ]
+            runs.append(SuiteRun(model, model, "", tuple(tasks), preset.reference_docs))
+        else:
+            tasks = [
+                task for family in OFFLINE_FAMILIES
+                for task in _tasks(family, preset.longest[family.name], preset.teacher_forced)
+            ]
+            runs.append(SuiteRun(model, "hf_fast", f"pretrained={model}", tuple(tasks), preset.model_docs))
+    return runs
+
+
+def _link_model(name: str, models_dir: Path) -> None:
+    from copy_tasks.real_models import prepare
+
+    folder = prepare(name)
+    models_dir.mkdir(parents=True, exist_ok=True)
+    link = models_dir / name
+    if link.is_symlink() or link.exists():
+        link.unlink()
+    link.symlink_to(folder, target_is_directory=True)
+
+
+def _lm_eval_command(run: SuiteRun, results_dir: Path) -> list[str]:
+    command = [sys.executable, "-m", "copy_tasks", "run", "--model", run.backend,
+               "--tasks", ",".join(run.tasks), "--output_path", str(results_dir / run.label),
+               "--batch_size", "1"]
+    if run.model_args:
+        command += ["--model_args", run.model_args, "--device", "cpu", "--log_samples"]
+    if run.docs is not None:
+        command += ["--metadata", json.dumps({"copy_tasks_docs": run.docs})]
+    return command
+
+
+def run_suite(preset_name: str, out: Path, models: tuple[str, ...] | None = None) -> None:
+    """Run every model of the preset into `out/results/<model>/`, then build the leaderboard in
+    `out`."""
+    from copy_tasks.real_models import MODELS, cache_root
+
+    out = out.resolve()
+    runs = plan(preset_name, models)
+    models_dir = cache_root() / "by_name"
+    results_dir = out / "results"
+    results_dir.mkdir(parents=True, exist_ok=True)
+    for step, run in enumerate(runs, start=1):
+        started = time.monotonic()
+        print(f"[{step}/{len(runs)}] {run.label}: {len(run.tasks)} tasks, "
+              f"{run.docs or 'default'} docs per task", file=sys.stderr, flush=True)
+        if run.label in MODELS:
+            _link_model(run.label, models_dir)
+        environment = {**os.environ, "TOKENIZERS_PARALLELISM": "false"}
+        subprocess.run(_lm_eval_command(run, results_dir),
+                       cwd=models_dir if run.label in MODELS else results_dir, env=environment, check=True)
+        print(f"[{step}/{len(runs)}] {run.label}: done in {time.monotonic() - started:.0f} s",
+              file=sys.stderr, flush=True)
+    from copy_tasks.leaderboard.build import build_leaderboard
+
+    build_leaderboard([results_dir], out)
+    print(f"copy-tasks: leaderboard written to {out}", file=sys.stderr)
+
+
+def main(argv: list[str] | None = None) -> None:
+    from copy_tasks.real_models import MODELS
+
+    parser = argparse.ArgumentParser(prog="copy-tasks suite", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--preset", choices=sorted(PRESETS), default="quick")
+    parser.add_argument("--models", default=None,
+                        help="comma-separated subset of the preset's models; known: "
+                        + ", ".join([*MODELS, *REFERENCE_MODELS]))
+    parser.add_argument("--out", type=Path, required=True, help="the leaderboard folder to write")
+    args = parser.parse_args(argv)
+    models = None
+    if args.models:
+        models = tuple(name.strip() for name in args.models.split(",") if name.strip())
+        unknown = [name for name in models if name not in MODELS and name not in REFERENCE_MODELS]
+        if unknown:
+            parser.error(f"--models: unknown {', '.join(unknown)}; "
+                         f"allowed: {', '.join([*MODELS, *REFERENCE_MODELS])}")
+    try:
+        run_suite(args.preset, args.out, models)
+    except subprocess.CalledProcessError as error:
+        print(f"copy-tasks suite: an lm-eval run failed (exit {error.returncode}): "
+              f"{' '.join(error.cmd)}", file=sys.stderr)
+        raise SystemExit(1) from None
