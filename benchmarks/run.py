@@ -3,10 +3,12 @@
 1. data generation, every family at default settings (a local text file stands in for C4);
 2. the reference models' full default sweeps of the offline families through lm-eval;
 3. teacher-forced against generation on the default real model (Gemma 3 270M), random_copy,
-   2 docs per length: seconds per doc side by side and verdict agreement.
+   2 docs per length: seconds per doc side by side and verdict agreement;
+4. the leaderboard builder on 1,000 results files.
 """
 
 import bench_generation
+import bench_leaderboard
 import bench_reference_models
 import bench_tf_vs_generation
 
@@ -16,3 +18,5 @@ if __name__ == "__main__":
     bench_reference_models.main()
     print()
     bench_tf_vs_generation.main(["--docs", "2"])
+    print()
+    bench_leaderboard.main([])

@@ -12,6 +12,7 @@ import io
 from copy_tasks.families import FAMILIES
 from copy_tasks.leaderboard.summary import curves
 
+LEGEND_MODELS = 20  # more models than this: no legend (the CSV and summary name them)
 PLOTTED = (("generation", "exact_match", "exact match", ""),
            ("teacher_forced", "bits_per_char", "bits per character of the target (lower is better)", "_tf"))
 
@@ -26,7 +27,7 @@ def family_plot(rows: list[dict], family: str, variant: str, metric: str, label:
     found = curves(rows, family, variant, metric)
     if not found:
         return None
-    figure, axes = pyplot.subplots(figsize=(6.4, 4.2), dpi=100)
+    figure, axes = pyplot.subplots(figsize=(8.0, 4.2), dpi=100)
     for model, points in found.items():
         lengths, values, errors = zip(*points)
         axes.errorbar(lengths, values, yerr=errors, marker="o", markersize=4, capsize=3, label=model)
@@ -35,10 +36,14 @@ def family_plot(rows: list[dict], family: str, variant: str, metric: str, label:
     axes.set_ylabel(label)
     if metric == "exact_match":
         axes.set_ylim(-0.05, 1.05)
-    axes.set_title(family + (" (teacher-forced)" if variant == "teacher_forced" else ""))
+    title = family + (" (teacher-forced)" if variant == "teacher_forced" else "")
     axes.grid(True, which="both", alpha=0.3)
-    axes.legend(fontsize=8)
-    figure.tight_layout()
+    if len(found) <= LEGEND_MODELS:
+        axes.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0)
+    else:
+        title += f" ({len(found)} models)"
+    axes.set_title(title)
+    figure.subplots_adjust(left=0.09, right=0.66, bottom=0.12, top=0.92)
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", metadata={"Software": None})
     pyplot.close(figure)
