@@ -4,11 +4,14 @@
 2. the reference models' full default sweeps of the offline families through lm-eval;
 3. teacher-forced against generation on the default real model (Gemma 3 270M), random_copy,
    2 docs per length: seconds per doc side by side and verdict agreement;
-4. the leaderboard builder on 1,000 results files.
+4. the leaderboard builder on 1,000 results files;
+5. the authors' protocol against our generation and teacher-forced variants and against one
+   forward pass, on Gemma 3 270M and a tiny model (phone-book and c4_copy, 3 lengths each).
 """
 
 import bench_generation
 import bench_leaderboard
+import bench_protocols
 import bench_reference_models
 import bench_tf_vs_generation
 
@@ -20,3 +23,5 @@ if __name__ == "__main__":
     bench_tf_vs_generation.main(["--docs", "2"])
     print()
     bench_leaderboard.main([])
+    print()
+    bench_protocols.main([])
