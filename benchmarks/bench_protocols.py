@@ -54,7 +54,7 @@ def authors_loop(lm, family: str, docs: list[dict]) -> tuple[float, dict[int, fl
                                 pad_token_id=tokenizer.pad_token_id or tokenizer.eos_token_id)
         text = tokenizer.decode(output[0, prompt_tokens:], skip_special_tokens=True)
         seconds += time.perf_counter() - start
-        verdicts[index] = score(text, doc["target"])["exact_match"]
+        verdicts[index] = score(text, doc)["exact_match"]
     return seconds, verdicts
 
 

@@ -3,7 +3,7 @@
 lm-eval builds tasks only after loading the model, so an option error raised by the dataset
 hook would surface minutes later as a traceback from deep inside lm-eval. `copy-tasks run`
 and (through the registration hook) `lm_eval` itself check `--metadata` and `--model_args`
-first (and that the text source can be read, when a natural-text task is asked for), and turn
+first (and that the data source can be read, when a task that reads C4 or SQuAD is asked for), and turn
 our `UserError` into one line on stderr and exit status 2.
 """
 
@@ -14,9 +14,8 @@ import functools
 import sys
 from collections.abc import Callable, Sequence
 
-from copy_tasks.families import FAMILIES, TEXT_SOURCE, user_options
-from copy_tasks.options import UserError, parse_present
-from copy_tasks.text_sources import load_documents
+from copy_tasks.families import FAMILIES, Family, user_options
+from copy_tasks.options import SourceOption, UserError, parse_present
 
 
 def run_metadata(argv: Sequence[str]) -> dict:
@@ -37,19 +36,31 @@ def requested_tasks(argv: Sequence[str]) -> list[str]:
     return [name for value in known.tasks for name in value.split(",")]
 
 
-def needs_text(task: str) -> bool:
-    """Whether a task name (or group) runs a family that reads natural text."""
-    return task == "copy_tasks" or any(
-        task.startswith(family.name) for family in FAMILIES.values() if TEXT_SOURCE in family.options
-    )
+def requested_families(tasks: Sequence[str]) -> list[Family]:
+    """The families that a list of task and group names runs (`copy_tasks` runs them all).
+
+    >>> [family.name for family in requested_families(["c4_copy_shuffled_50", "arc_easy"])]
+    ['c4_copy_shuffled']
+    """
+    if "copy_tasks" in tasks:
+        return list(FAMILIES.values())
+    found = {}
+    for task in tasks:
+        matches = [family for family in FAMILIES.values() if task.startswith(family.name)]
+        if matches:
+            longest = max(matches, key=lambda family: len(family.name))
+            found[longest.name] = longest
+    return list(found.values())
 
 
 def check_run_args(argv: Sequence[str]) -> None:
     """Raise UserError for a bad or unknown `copy_tasks_*` key on the command line, or for
-    a text source that cannot be read when a natural-text task is requested."""
+    a data source (C4 or local text, SQuAD) that cannot be read by a requested task."""
     given = parse_present(run_metadata(argv), user_options())
-    if any(needs_text(task) for task in requested_tasks(argv)):
-        load_documents(given.get(TEXT_SOURCE.key, TEXT_SOURCE.default))
+    for family in requested_families(requested_tasks(argv)):
+        for option in family.options:
+            if isinstance(option, SourceOption):
+                option.load(given.get(option.key, option.default))
 
 
 def exit_on_option_error(main: Callable[[], object]) -> Callable[[], object]:

@@ -31,9 +31,11 @@ def generate_docs(
     """
     spec = family_named(family)
     options = {option.argument: option.default for option in spec.options} | dict(doc_options)
-    docs = []
-    for index in range(count):
-        doc = spec.make_doc(doc_rng(spec.seed_key, version, length, seed, index), length, **options)
+    if spec.make_docs is not None:
+        docs = spec.make_docs(length, seed, count, **options)
+    else:
+        docs = [spec.make_doc(doc_rng(spec.seed_key, version, length, seed, index), length, **options)
+                for index in range(count)]
+    for index, doc in enumerate(docs):
         doc.update(family=family, length=length, unit=spec.unit, seed=seed, index=index)
-        docs.append(doc)
     return tuple(docs)

@@ -11,9 +11,10 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-from copy_tasks import copying, lookup, phonebook
+from copy_tasks import copying, lookup, phonebook, squad
 from copy_tasks.options import DOCS, SEED, ChoiceOption, IntOption, Option, SourceOption, parse_present
-from copy_tasks.text_sources import C4
+from copy_tasks.squad_scoring import score_squad
+from copy_tasks.text_sources import C4, load_documents
 
 TEACHER_FORCED_SUFFIX = "_tf"
 
@@ -28,12 +29,15 @@ class Family:
     default_docs: int
     min_length: int
     needs_download: bool
-    make_doc: Callable[..., dict]  # (rng, length, **options) -> doc
-    score_generation: Callable[[str, str], dict[str, float]]
+    make_doc: Callable[..., dict] | None  # (rng, length, **options) -> doc
+    score_generation: Callable[[str, dict], dict[str, float]]  # (generation, doc) -> metrics
     stop_sequences: tuple[str, ...]  # the generation's `until`, as in the family's YAML template
     # Families with the same data key draw identical random data for doc i.
     data_key: str = ""
     options: tuple[Option, ...] = field(default_factory=tuple)
+    # Families that select docs from a dataset instead of drawing each one:
+    # (length, seed, count, **options) -> up to `count` docs.
+    make_docs: Callable[..., list[dict]] | None = None
 
     def task_name(self, length: int, teacher_forced: bool = False) -> str:
         return f"{self.name}{TEACHER_FORCED_SUFFIX if teacher_forced else ''}_{length}"
@@ -41,6 +45,11 @@ class Family:
     @property
     def seed_key(self) -> str:
         return self.data_key or self.name
+
+
+def against_target(score: Callable[[str, str], dict[str, float]]) -> Callable[[str, dict], dict[str, float]]:
+    """A family's scorer from a function of (generation, the doc's target)."""
+    return lambda generation, doc: score(generation, doc["target"])
 
 
 LOOKUP_OPTIONS = (
@@ -62,7 +71,7 @@ def _lookup_family(key_place: str) -> Family:
         min_length=2,
         needs_download=False,
         make_doc=partial(lookup.make_lookup_doc, key_place=key_place),
-        score_generation=lookup.score_lookup,
+        score_generation=against_target(lookup.score_lookup),
         stop_sequences=("\n", "."),
         data_key="lookup",
         options=LOOKUP_OPTIONS,
@@ -72,6 +81,12 @@ def _lookup_family(key_place: str) -> Family:
 TEXT_SOURCE = SourceOption(
     "copy_tasks_text_source", "text_source", "the natural-text source", default=C4,
     accepted="a .txt file, a folder of .txt files, or a folder saved by datasets' save_to_disk",
+    load=load_documents,
+)
+SQUAD_SOURCE = SourceOption(
+    "copy_tasks_squad_source", "squad_source", "the SQuAD v2 source", default=squad.SQUAD_V2,
+    accepted="a SQuAD-format JSON file such as dev-v2.0.json, or a folder saved by datasets' save_to_disk",
+    load=squad.load_paragraphs,
 )
 
 
@@ -84,7 +99,7 @@ def _c4_family(name: str, make_doc: Callable[..., dict]) -> Family:
         min_length=2,
         needs_download=True,
         make_doc=make_doc,
-        score_generation=copying.score_copy,
+        score_generation=against_target(copying.score_copy),
         stop_sequences=("\n\n",),
         data_key="c4",
         options=(TEXT_SOURCE,),
@@ -102,7 +117,7 @@ FAMILIES: dict[str, Family] = {
             min_length=3,
             needs_download=False,
             make_doc=phonebook.make_phonebook_doc,
-            score_generation=phonebook.score_generation,
+            score_generation=against_target(phonebook.score_generation),
             stop_sequences=("\n",),
         ),
         _c4_family("c4_copy", copying.make_c4_doc),
@@ -115,7 +130,7 @@ FAMILIES: dict[str, Family] = {
             min_length=2,
             needs_download=False,
             make_doc=copying.make_random_copy_doc,
-            score_generation=copying.score_copy,
+            score_generation=against_target(copying.score_copy),
             stop_sequences=("\n\n",),
         ),
         Family(
@@ -126,11 +141,24 @@ FAMILIES: dict[str, Family] = {
             min_length=1,
             needs_download=False,
             make_doc=copying.make_dup_ngram_doc,
-            score_generation=copying.score_copy,
+            score_generation=against_target(copying.score_copy),
             stop_sequences=("\n\n",),
         ),
         _lookup_family("suffix"),
         _lookup_family("prefix"),
+        Family(
+            name="squad_length",
+            unit="words",
+            lengths=squad.BIN_EDGES,
+            default_docs=100,
+            min_length=1,
+            needs_download=True,
+            make_doc=None,
+            score_generation=lambda generation, doc: score_squad(generation, doc["answers"]),
+            stop_sequences=("\n",),
+            options=(SQUAD_SOURCE,),
+            make_docs=squad.make_squad_docs,
+        ),
     )
 }
 

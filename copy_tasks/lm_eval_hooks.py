@@ -54,7 +54,7 @@ def build_dataset(
 
 def process_generation(doc: dict, results: list[str]) -> dict[str, float]:
     """Metrics of one generated answer (lm-eval passes `[generation]`)."""
-    scores = family_named(doc["family"]).score_generation(results[0], doc["target"])
+    scores = family_named(doc["family"]).score_generation(results[0], doc)
     return {**scores, "overflow": doc["overflow"]}
 
 

@@ -7,7 +7,7 @@ An unknown `copy_tasks_` key is an error, so a typo never silently runs the defa
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -77,6 +77,7 @@ class SourceOption:
     meaning: str
     default: str
     accepted: str  # what a path may be, for the message
+    load: Callable[[str], object]  # reads the source; raises a UserError saying how to fix it
 
     def parse(self, value: Any) -> str:
         if value == self.default:

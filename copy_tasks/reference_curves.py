@@ -41,7 +41,7 @@ def curves(docs: int, bits: int) -> dict[str, dict[str, dict[int, float]]]:
             for length in family.lengths:
                 batch = generate_docs(name, "1.0", length, 1234, docs)
                 right = sum(
-                    family.score_generation(generate(d["prompt"], until, len(d["continuation"]) + 4), d["target"])[
+                    family.score_generation(generate(d["prompt"], until, len(d["continuation"]) + 4), d)[
                         "exact_match"] for d in batch)
                 row[length] = right / len(batch)
     return table

@@ -58,8 +58,8 @@ PRESETS = {
     ),
     "published": Preset(
         models=("gemma-3-270m", "smollm2-135m", *REFERENCE_MODELS),
-        longest={"phonebook_copy": 500, "random_copy": 200, "dup_ngram_copy": 8,
-                 "lookup_suffix": 1000, "lookup_prefix": 1000},
+        longest={"phonebook_copy": 200, "random_copy": 200, "dup_ngram_copy": 8,
+                 "lookup_suffix": 500, "lookup_prefix": 500},
         teacher_forced=True,
         model_docs=10,
         reference_docs=None,
@@ -126,6 +126,27 @@ def _lm_eval_command(run: SuiteRun, results_dir: Path) -> list[str]:
     return command
 
 
+def redact_config_paths(folder: Path) -> None:
+    """Write the task YAML paths lm-eval records (`config_source`) relative to the package, so
+    that published results name no folder of the machine that ran them.
+
+    >>> import tempfile, copy_tasks
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> source = copy_tasks.task_config_dir() / "c4" / "c4_copy_25.yaml"
+    >>> _ = (folder / "results_x.json").write_text(json.dumps({"config_source": str(source)}))
+    >>> redact_config_paths(folder)
+    >>> (folder / "results_x.json").read_text()
+    '{"config_source": "copy_tasks/task_configs/c4/c4_copy_25.yaml"}'
+    """
+    from copy_tasks import task_config_dir
+
+    machine_path = json.dumps(str(task_config_dir()))[1:-1]
+    for path in folder.rglob("results_*.json"):
+        text = path.read_text(encoding="utf-8")
+        if machine_path in text:
+            path.write_text(text.replace(machine_path, "copy_tasks/task_configs"), encoding="utf-8")
+
+
 def run_suite(preset_name: str, out: Path, models: tuple[str, ...] | None = None) -> None:
     """Run every model of the preset into `out/results/<model>/`, then build the leaderboard in
     `out`."""
@@ -145,6 +166,7 @@ def run_suite(preset_name: str, out: Path, models: tuple[str, ...] | None = None
         environment = {**os.environ, "TOKENIZERS_PARALLELISM": "false"}
         subprocess.run(_lm_eval_command(run, results_dir),
                        cwd=models_dir if run.label in MODELS else results_dir, env=environment, check=True)
+        redact_config_paths(results_dir / run.label)
         print(f"[{step}/{len(runs)}] {run.label}: done in {time.monotonic() - started:.0f} s",
               file=sys.stderr, flush=True)
     from copy_tasks.leaderboard.build import build_leaderboard

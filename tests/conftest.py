@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from copy_tasks.families import FAMILIES
+from copy_tasks.options import SourceOption
 from copy_tasks.tiny_models import build_tiny_model
 
 BIN = Path(sys.executable).parent
@@ -43,3 +45,25 @@ def read_results(output: Path) -> tuple[dict, dict[str, list[dict]]]:
         task = path.name[len("samples_"):].rsplit("_", 1)[0]
         samples[task] = [json.loads(line) for line in path.read_text().splitlines()]
     return json.loads(results_file.read_text()), samples
+
+
+# squad_length asks questions about a paragraph; the copy, phone-book and lookup families are
+# answered by copying, which is what the reference models are checked on.
+COPY_FAMILIES = tuple(name for name in FAMILIES if name != "squad_length")
+
+
+@pytest.fixture(scope="session")
+def local_sources(tmp_path_factory) -> dict[str, str]:
+    """Local stand-ins for the sources that need a download: text for C4, a SQuAD file."""
+    from squad_fixture import write_squad_file
+    from text_corpus import write_corpus
+
+    folder = tmp_path_factory.mktemp("sources")
+    return {"text_source": str(write_corpus(folder / "corpus")),
+            "squad_source": str(write_squad_file(folder / "dev-v2.0.json"))}
+
+
+def source_options(family: str, sources: dict[str, str]) -> tuple[tuple[str, str], ...]:
+    """The (argument, path) pairs pointing a family's data sources at the local stand-ins."""
+    return tuple((option.argument, sources[option.argument])
+                 for option in FAMILIES[family].options if isinstance(option, SourceOption))

@@ -6,8 +6,7 @@ import json
 import math
 
 import pytest
-from conftest import read_results, run_command
-from text_corpus import write_corpus
+from conftest import read_results, run_command, source_options
 
 from copy_tasks.bounded_state import CONTROL_BITS, LETTER_BITS, BoundedStateReader, StateOverflow
 from copy_tasks.docs import generate_docs
@@ -21,15 +20,14 @@ def exact_matches(family: str, length: int, bits: int, count: int = 200, options
     for doc in generate_docs(family, "1.0", length, 1234, count, options):
         reader = BoundedStateReader(bits).read(doc["prompt"])
         assert reader.peak_bits <= bits
-        scores.append(FAMILIES[family].score_generation(reader.answer(doc["prompt"]), doc["target"])["exact_match"])
+        scores.append(FAMILIES[family].score_generation(reader.answer(doc["prompt"]), doc)["exact_match"])
     return scores
 
 
 @pytest.mark.parametrize("bits", [40, 64, KEEPS_50, 1000])
-def test_never_holds_more_than_b_bits_on_any_doc(bits, tmp_path_factory):
-    corpus = write_corpus(tmp_path_factory.mktemp("corpus"))
+def test_never_holds_more_than_b_bits_on_any_doc(bits, local_sources):
     for family, spec in FAMILIES.items():
-        options = (("text_source", str(corpus)),) if spec.needs_download else ()
+        options = source_options(family, local_sources)
         for length in spec.lengths:
             for doc in generate_docs(family, "1.0", length, 1234, spec.default_docs, options):
                 assert BoundedStateReader(bits).read(doc["prompt"]).peak_bits <= bits

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
 import pytest
-from text_corpus import write_corpus
+from conftest import source_options
 
 from copy_tasks.docs import generate_docs
 from copy_tasks.families import FAMILIES
@@ -19,20 +20,11 @@ HASH_DOCS = (
 )
 
 
-@pytest.fixture(scope="module")
-def corpus(tmp_path_factory):
-    return write_corpus(tmp_path_factory.mktemp("corpus"))
-
-
-def options_for(family: str, corpus) -> str:
-    return f'[["text_source", "{corpus}"]]' if FAMILIES[family].options and family.startswith("c4") else "[]"
-
-
 @pytest.mark.parametrize("family", sorted(FAMILIES))
-def test_identical_docs_across_processes_and_hash_seeds(family, corpus):
-    length = str(FAMILIES[family].lengths[1])
+def test_identical_docs_across_processes_and_hash_seeds(family, local_sources):
+    length, options = str(FAMILIES[family].lengths[1]), json.dumps(source_options(family, local_sources))
     outputs = {
-        subprocess.run([sys.executable, "-c", HASH_DOCS, family, length, options_for(family, corpus)],
+        subprocess.run([sys.executable, "-c", HASH_DOCS, family, length, options],
                        capture_output=True, text=True, env={"PYTHONHASHSEED": seed}, check=True).stdout
         for seed in ("0", "1", "12345")
     }
@@ -40,9 +32,9 @@ def test_identical_docs_across_processes_and_hash_seeds(family, corpus):
 
 
 @pytest.mark.parametrize("family", sorted(FAMILIES))
-def test_doc_i_does_not_depend_on_the_doc_count_and_seed_matters(family, corpus):
+def test_doc_i_does_not_depend_on_the_doc_count_and_seed_matters(family, local_sources):
     length = FAMILIES[family].lengths[1]
-    options = (("text_source", str(corpus)),) if family.startswith("c4") else ()
+    options = source_options(family, local_sources)
     few = generate_docs(family, "1.0", length, 1234, 3, options)
     assert few == generate_docs(family, "1.0", length, 1234, 10, options)[:3]
     assert few != generate_docs(family, "1.0", length, 1235, 3, options)

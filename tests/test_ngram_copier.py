@@ -6,7 +6,7 @@ import json
 import math
 
 import pytest
-from conftest import read_results, run_command
+from conftest import COPY_FAMILIES, read_results, run_command, source_options
 from text_corpus import write_corpus
 
 from copy_tasks.answers import EPSILON
@@ -21,20 +21,15 @@ def verdicts(family: str, docs, **copier) -> list[tuple[float, bool]]:
     for doc in docs:
         model = NgramCopier(doc["prompt"], **copier)
         generated = model.generate(list(FAMILIES[family].stop_sequences), len(doc["continuation"]) + 4)
-        exact = FAMILIES[family].score_generation(generated, doc["target"])["exact_match"]
+        exact = FAMILIES[family].score_generation(generated, doc)["exact_match"]
         out.append((exact, model.score(doc["continuation"])[1]))
     return out
 
 
-@pytest.fixture(scope="module")
-def corpus(tmp_path_factory):
-    return write_corpus(tmp_path_factory.mktemp("corpus"))
-
-
-@pytest.mark.parametrize("family", sorted(FAMILIES))
-def test_default_copier_answers_every_doc_of_every_family(family, corpus):
+@pytest.mark.parametrize("family", sorted(COPY_FAMILIES))
+def test_default_copier_answers_every_doc_of_every_copy_family(family, local_sources):
     spec = FAMILIES[family]
-    options = (("text_source", str(corpus)),) if spec.needs_download else ()
+    options = source_options(family, local_sources)
     for length in spec.lengths:
         docs = generate_docs(family, "1.0", length, 1234, spec.default_docs, options)
         assert verdicts(family, docs) == [(1.0, True)] * len(docs), f"{family}_{length}"
@@ -75,12 +70,13 @@ def test_word_units_carry_their_whitespace():
 def test_copy_tasks_run_with_the_copier(tmp_path):
     corpus = write_corpus(tmp_path / "corpus")
     result = run_command(
-        ["copy-tasks", "run", "--model", "ngram_copier", "--tasks", "copy_tasks", "--limit", "3",
+        ["copy-tasks", "run", "--model", "ngram_copier", "--limit", "3",
+         "--tasks", ",".join(f"{family},{family}_tf" for family in COPY_FAMILIES),
          "--metadata", json.dumps({"copy_tasks_text_source": str(corpus)}), "--output_path", str(tmp_path / "out")],
         cwd=tmp_path,
     )
     assert result.returncode == 0, result.stderr[-3000:]
     results, _ = read_results(tmp_path / "out")
     tasks = [name for name in results["results"] if name[-1].isdigit()]
-    assert len(tasks) == sum(2 * len(family.lengths) for family in FAMILIES.values())
+    assert len(tasks) == sum(2 * len(FAMILIES[family].lengths) for family in COPY_FAMILIES)
     assert {results["results"][task]["exact_match,none"] for task in tasks} == {1.0}
