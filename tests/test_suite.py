@@ -1,0 +1,46 @@
+"""`copy-tasks suite`: runs lm-eval per model, then writes the leaderboard (reference models here;
+the README's main job adds Gemma 3 270M, which needs its PyPI download)."""
+
+from __future__ import annotations
+
+import csv
+
+import pytest
+from conftest import run_command
+
+from copy_tasks.suite import OFFLINE_FAMILIES, plan
+
+
+def test_quick_plan_runs_every_offline_family_on_each_model():
+    for run in plan("quick"):
+        families = {task.rsplit("_", 1)[0].removesuffix("_tf") for task in run.tasks}
+        assert families == {family.name for family in OFFLINE_FAMILIES}, run.label
+    gemma, copier, _ = plan("quick")
+    assert (gemma.backend, gemma.model_args, gemma.docs) == ("hf_fast", "pretrained=gemma-3-270m", 5)
+    assert (copier.backend, copier.docs) == ("ngram_copier", 20)
+    assert all(not task.startswith("squad") and not task.startswith("c4") for task in copier.tasks)
+
+
+@pytest.mark.slow
+def test_suite_of_the_reference_models_writes_the_leaderboard(tmp_path):
+    result = run_command(["copy-tasks", "suite", "--models", "ngram_copier,bounded_state", "--out", str(tmp_path / "out")],
+                         cwd=tmp_path)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "[1/2] ngram_copier: 66 tasks, 20 docs per task" in result.stderr
+    assert "[2/2] bounded_state: done in" in result.stderr
+    with (tmp_path / "out" / "leaderboard.csv").open(newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    copier = [row for row in rows if row["model"] == "ngram_copier" and row["metric"] == "exact_match"]
+    assert len(copier) == 66 and {row["value"] for row in copier} == {"1.0"}
+    assert {row["n"] for row in rows} == {"20"}
+    assert (tmp_path / "out" / "plots" / "lookup_suffix.png").is_file()
+    assert "| ngram_copier | reference model |" in (tmp_path / "out" / "summary.md").read_text()
+    for results in (tmp_path / "out" / "results").rglob("results_*.json"):
+        assert '"config_source": "copy_tasks/task_configs/' in results.read_text()
+
+
+def test_unknown_models_are_refused_before_anything_runs(tmp_path):
+    result = run_command(["copy-tasks", "suite", "--models", "gpt-5", "--out", str(tmp_path / "out")], cwd=tmp_path)
+    assert result.returncode == 2
+    assert "--models: unknown gpt-5; allowed: gemma-3-270m, smollm2-135m, ngram_copier, bounded_state" in result.stderr
+    assert not (tmp_path / "out").exists()
