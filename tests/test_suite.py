@@ -23,8 +23,9 @@ def test_quick_plan_runs_every_offline_family_on_each_model():
 
 @pytest.mark.slow
 def test_suite_of_the_reference_models_writes_the_leaderboard(tmp_path):
-    result = run_command(["copy-tasks", "suite", "--models", "ngram_copier,bounded_state", "--out", str(tmp_path / "out")],
-                         cwd=tmp_path)
+    result = run_command(
+        ["copy-tasks", "suite", "--models", "ngram_copier,bounded_state", "--out", str(tmp_path / "out")], cwd=tmp_path
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     assert "[1/2] ngram_copier: 66 tasks, 20 docs per task" in result.stderr
     assert "[2/2] bounded_state: done in" in result.stderr
