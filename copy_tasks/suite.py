@@ -3,12 +3,13 @@
 One lm-eval run (`copy-tasks run`, in a subprocess) per model, then `copy-tasks leaderboard`
 over all the result folders. Two presets:
 
-- `quick` (the README's main job): Gemma 3 270M at short lengths of every offline family with 5
-  docs per length, and both reference models over every length with 20 docs; about 10 minutes
-  on 2 CPU cores.
-- `published` (the `leaderboard/` folder): Gemma 3 270M and SmolLM2 135M at longer lengths with
-  10 docs, generation and teacher-forced, and both reference models over every length at the
-  families' default doc counts.
+- `quick` (the README's main job): Gemma 3 270M with 5 docs per length: every offline family
+  teacher-forced up to 200 (n = 1 to 8 for `dup_ngram_copy`), and the phone book and lookups
+  also generated up to 100; both reference models over every length and variant with 20 docs.
+- `published` (the `leaderboard/` folder): Gemma 3 270M and SmolLM2 135M with 10 docs per
+  length, generation and teacher-forced (phone book and random strings up to 200, lookups up to
+  500, n = 1 to 8); both reference models over every length and variant at the families'
+  default doc counts.
 
 Models prepared by `copy-tasks model` are run as `pretrained=<name>` from a folder of links to
 them in the model cache (`by_name/`), so the results name the model, not a path on this machine.
@@ -38,29 +39,35 @@ OFFLINE_FAMILIES = tuple(family for family in FAMILIES.values() if not family.ne
 
 @dataclass(frozen=True)
 class Preset:
-    """Which lengths and variants the pretrained models run, and how many docs each model gets."""
+    """What the pretrained models run (per variant, the longest length of each family; a family
+    left out is not run in that variant) and how many docs each model gets."""
 
     models: tuple[str, ...]
-    longest: dict[str, int]  # family -> longest length the pretrained models run
-    teacher_forced: bool
+    generation: dict[str, int]
+    teacher_forced: dict[str, int]
     model_docs: int
     reference_docs: int | None  # None: each family's default
 
 
+EVERY_LENGTH = {family.name: max(family.lengths) for family in OFFLINE_FAMILIES}
 PRESETS = {
+    # Generation costs a decoding step per answer token (Gemma 3 on 2 cores: about 10 per
+    # second), so the quick preset generates only the short answers (phone book, lookups) and
+    # scores every family teacher-forced, one forward pass per doc.
     "quick": Preset(
         models=("gemma-3-270m", *REFERENCE_MODELS),
-        longest={"phonebook_copy": 100, "random_copy": 50, "dup_ngram_copy": 8,
-                 "lookup_suffix": 100, "lookup_prefix": 100},
-        teacher_forced=False,
+        generation={"phonebook_copy": 100, "lookup_suffix": 100, "lookup_prefix": 100},
+        teacher_forced={"phonebook_copy": 200, "random_copy": 200, "dup_ngram_copy": 8,
+                        "lookup_suffix": 200, "lookup_prefix": 200},
         model_docs=5,
         reference_docs=20,
     ),
     "published": Preset(
         models=("gemma-3-270m", "smollm2-135m", *REFERENCE_MODELS),
-        longest={"phonebook_copy": 200, "random_copy": 200, "dup_ngram_copy": 8,
-                 "lookup_suffix": 500, "lookup_prefix": 500},
-        teacher_forced=True,
+        generation={"phonebook_copy": 200, "random_copy": 200, "dup_ngram_copy": 8,
+                    "lookup_suffix": 500, "lookup_prefix": 500},
+        teacher_forced={"phonebook_copy": 200, "random_copy": 200, "dup_ngram_copy": 8,
+                        "lookup_suffix": 500, "lookup_prefix": 500},
         model_docs=10,
         reference_docs=None,
     ),
@@ -78,10 +85,15 @@ class SuiteRun:
     docs: int | None
 
 
-def _tasks(family: Family, longest: int, teacher_forced: bool) -> list[str]:
-    lengths = [length for length in family.lengths if length <= longest]
-    variants = (False, True) if teacher_forced else (False,)
-    return [family.task_name(length, tf) for tf in variants for length in lengths]
+def _tasks(generation: dict[str, int], teacher_forced: dict[str, int]) -> tuple[str, ...]:
+    """The task names, family by family, generation before teacher-forced."""
+    tasks = []
+    for family in OFFLINE_FAMILIES:
+        for forced, longest in ((False, generation), (True, teacher_forced)):
+            if family.name in longest:
+                tasks += [family.task_name(length, forced) for length in family.lengths
+                          if length <= longest[family.name]]
+    return tuple(tasks)
 
 
 def plan(preset_name: str, models: tuple[str, ...] | None = None) -> list[SuiteRun]:
@@ -90,17 +102,10 @@ def plan(preset_name: str, models: tuple[str, ...] | None = None) -> list[SuiteR
     runs = []
     for model in models or preset.models:
         if model in REFERENCE_MODELS:
-            tasks = [
-                task for family in OFFLINE_FAMILIES
-                for task in _tasks(family, max(family.lengths), teacher_forced=True)
-            ]
-            runs.append(SuiteRun(model, model, "", tuple(tasks), preset.reference_docs))
+            runs.append(SuiteRun(model, model, "", _tasks(EVERY_LENGTH, EVERY_LENGTH), preset.reference_docs))
         else:
-            tasks = [
-                task for family in OFFLINE_FAMILIES
-                for task in _tasks(family, preset.longest[family.name], preset.teacher_forced)
-            ]
-            runs.append(SuiteRun(model, "hf_fast", f"pretrained={model}", tuple(tasks), preset.model_docs))
+            runs.append(SuiteRun(model, "hf_fast", f"pretrained={model}",
+                                 _tasks(preset.generation, preset.teacher_forced), preset.model_docs))
     return runs
 
 
