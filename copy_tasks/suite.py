@@ -31,7 +31,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from copy_tasks.families import FAMILIES, Family
+from copy_tasks.families import FAMILIES
 
 REFERENCE_MODELS = ("ngram_copier", "bounded_state")
 OFFLINE_FAMILIES = tuple(family for family in FAMILIES.values() if not family.needs_download)

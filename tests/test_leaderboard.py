@@ -96,12 +96,14 @@ def test_two_runs_of_one_model_stay_in_the_csv_and_the_summary_shows_the_latest(
     task = {"phonebook_copy_20": {"exact_match": 0.2}}
     write_results(tmp_path / "in", "gemma", task, date="2026-11-01T10:00:00")
     write_results(tmp_path / "in", "gemma", {"phonebook_copy_20": {"exact_match": 0.8}}, date="2026-11-05T10:00:00")
-    build_leaderboard([tmp_path / "in"], tmp_path / "out")
+    report = build_leaderboard([tmp_path / "in"], tmp_path / "out")
     assert [row["value"] for row in read_rows(tmp_path / "out")] == ["0.2", "0.8"]
     summary = (tmp_path / "out" / "summary.md").read_text()
     assert "| gemma | transformer | 20 / 0.80 (20-20) |" in summary
-    assert "gemma (hf): 2 runs of phonebook_copy_20" in summary
-    assert "the latest (gemma@2026-11-05T10:00:00Z)" in summary
+    note = ("gemma (hf): 2 runs of phonebook_copy_20 (in results_2026-11-01T10-00-00.000000.json, "
+            "results_2026-11-05T10-00-00.000000.json); all stay in the CSV, the summary and plots use the "
+            "latest (gemma@2026-11-05T10:00:00Z)")
+    assert note in summary and note in report.notes
 
 
 def test_replace_drops_earlier_runs_of_the_same_model_and_task_only(tmp_path):

@@ -48,6 +48,7 @@ def build_leaderboard(inputs: list[Path], out: Path, replace: bool = False) -> R
     merged, report.notes = merge(existing, format_rows(new_rows), replace=replace)
     write_atomically(out / CSV_NAME, csv_text(merged))
     shown, run_notes = latest_runs(merged)
+    report.notes += run_notes
     plots = all_plots(shown)
     for name, png in plots.items():
         write_atomically(out / "plots" / name, png)

@@ -32,14 +32,15 @@ def latest_runs(rows: list[dict]) -> tuple[list[dict], list[str]]:
     several runs of a task."""
     runs = defaultdict(set)
     for row in rows:
-        runs[(row["model"], row["backend"], row["task"])].add((row["date"], row["run"]))
+        runs[(row["model"], row["backend"], row["task"])].add((row["date"], row["run"], row["source_file"]))
     newest = {key: max(found) for key, found in runs.items()}
     notes = sorted({
-        f"{model} ({backend}): {len(found)} runs of {task}; all stay in the CSV, "
-        f"the summary and plots use the latest ({newest[(model, backend, task)][1]})"
+        f"{model} ({backend}): {len(found)} runs of {task} (in {', '.join(sorted(f[2] for f in found))}); "
+        f"all stay in the CSV, the summary and plots use the latest ({newest[(model, backend, task)][1]})"
         for (model, backend, task), found in runs.items() if len(found) > 1
     })
-    kept = [row for row in rows if (row["date"], row["run"]) == newest[(row["model"], row["backend"], row["task"])]]
+    kept = [row for row in rows
+            if (row["date"], row["run"], row["source_file"]) == newest[(row["model"], row["backend"], row["task"])]]
     return kept, notes
 
 
