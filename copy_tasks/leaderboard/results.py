@@ -123,7 +123,7 @@ def _samples(path: Path, task: str) -> list[dict] | None:
     return [json.loads(line) for line in samples.read_text().splitlines() if line.strip()]
 
 
-def _flags(data: dict, task_config: dict, n_shot: Any) -> str:
+def _flags(data: dict, n_shot: Any) -> str:
     config = data.get("config") or {}
     flags = []
     if config.get("limit") is not None:
@@ -199,7 +199,7 @@ def rows_from_file(path: Path) -> tuple[list[dict], list[Problem]]:
             "n": n if n is not None else "",
             "overflow_docs": metadata.get("copy_tasks_overflow_docs", ""),
             "date": date,
-            "flags": _flags(data, task_config, (data.get("n-shot") or {}).get(task)),
+            "flags": _flags(data, (data.get("n-shot") or {}).get(task)),
             "source_file": path.name,
         }
         values = data["results"][task]
