@@ -23,10 +23,10 @@ from copy_tasks.real_models import prepared_source
 
 
 def docs_fingerprint(docs) -> str:
-    """sha256 over the prompts and targets of the docs, in order."""
+    """sha256 over the prompts, targets and teacher-forced continuations of the docs, in order."""
     digest = hashlib.sha256()
     for doc in docs:
-        digest.update(json.dumps([doc["prompt"], doc["target"]]).encode())
+        digest.update(json.dumps([doc["prompt"], doc["target"], doc["continuation"]]).encode())
     return digest.hexdigest()
 
 

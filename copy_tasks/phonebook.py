@@ -44,7 +44,7 @@ def make_phonebook_doc(rng: np.random.Generator, entries: int) -> dict:
     <BLANKLINE>
     Pamela Cookson:
     >>> doc["target"], doc["continuation"], doc["query_position"]
-    ('9838041787', ' 9838041787\\n', 2)
+    ('9838041787', ' 9838041787', 2)
     """
     if entries < 3:
         raise ValueError(f"a phone book needs at least 3 entries (2 examples + query), got {entries}")
@@ -64,7 +64,7 @@ def make_phonebook_doc(rng: np.random.Generator, entries: int) -> dict:
     return {
         "prompt": prompt,
         "target": numbers[query],
-        "continuation": f" {numbers[query]}\n",
+        "continuation": f" {numbers[query]}",
         "query_position": query,
         "query_depth": query / (entries - 1),
         "example_positions": examples,

@@ -41,7 +41,7 @@ def test_prompt_is_book_two_examples_then_query():
     assert query == query_line.split(": ")[0] + ":"
     assert query_line.endswith(": " + doc["target"])
     assert examples.split("\n") == [lines[i] for i in doc["example_positions"]]
-    assert doc["continuation"] == " " + doc["target"] + "\n"
+    assert doc["continuation"] == " " + doc["target"]
     assert doc["query_depth"] == doc["query_position"] / 49
 
 
@@ -74,10 +74,12 @@ def test_names_follow_census_frequencies():
 
 # Golden hashes: a change here means every published score stops being comparable, so it
 # must come with a bump of the family's metadata.version and a README changelog entry.
+# (Changed once before release: the teacher-forced continuation lost its newline; see the
+# family README's changelog.)
 GOLDEN = {
-    (20, 0): "4733a7e17712fe2f",
-    (20, 1): "4cd8f992f8cafff3",
-    (1000, 7): "30a7aee9439dbf2e",
+    (20, 0): "eaacb4882ff4a821",
+    (20, 1): "6e787ef2d11c8d3b",
+    (1000, 7): "a09ea1e1da2e289b",
 }
 
 
