@@ -1,9 +1,10 @@
-"""Run every benchmark: `python benchmarks/run.py` (about 15 minutes on 2 CPU cores).
+"""Run every benchmark: `python benchmarks/run.py` (about RUN_MINUTES minutes on 2 CPU cores).
 
 1. data generation, every family at default settings (a local text file stands in for C4);
 2. the reference models' full default sweeps of the offline families through lm-eval;
-3. teacher-forced against generation on the default real model (Gemma 3 270M), random_copy,
-   2 docs per length: seconds per doc side by side and verdict agreement;
+3. teacher-forced against generation on the default real model (Gemma 3 270M), random_copy
+   at 10, 100, 200 and 500 symbols, 2 docs per length: seconds per doc side by side and verdict
+   agreement (`bench_tf_vs_generation.py` alone runs every length, 1000 included);
 4. the leaderboard builder on 1,000 results files;
 5. the authors' protocol against our generation and teacher-forced variants and against one
    forward pass, on Gemma 3 270M and a tiny model (phone-book and c4_copy, 3 lengths each).
@@ -20,7 +21,7 @@ if __name__ == "__main__":
     print()
     bench_reference_models.main()
     print()
-    bench_tf_vs_generation.main(["--docs", "2"])
+    bench_tf_vs_generation.main(["--docs", "2", "--lengths", "10,100,200,500"])
     print()
     bench_leaderboard.main([])
     print()
