@@ -1,4 +1,4 @@
-"""Run every benchmark: `python benchmarks/run.py` (about RUN_MINUTES minutes on 2 CPU cores).
+"""Run every benchmark: `python benchmarks/run.py` (14 minutes on 2 CPU cores).
 
 1. data generation, every family at default settings (a local text file stands in for C4);
 2. the reference models' full default sweeps of the offline families through lm-eval;
@@ -10,6 +10,8 @@
    forward pass, on Gemma 3 270M and a tiny model (phone-book and c4_copy, 3 lengths each).
 """
 
+import logging
+
 import bench_generation
 import bench_leaderboard
 import bench_protocols
@@ -17,6 +19,8 @@ import bench_reference_models
 import bench_tf_vs_generation
 
 if __name__ == "__main__":
+    for noisy in ("lm_eval", "copy_tasks"):  # lm-eval's per-task notices would bury the tables
+        logging.getLogger(noisy).setLevel(logging.ERROR)
     bench_generation.main()
     print()
     bench_reference_models.main()
