@@ -223,6 +223,17 @@ def test_samples_give_n_and_a_mismatch_is_reported(tmp_path):
     assert any("random_copy_10: 3 logged samples but n=4" in str(problem) for problem in report.problems)
 
 
+def test_a_truncated_samples_file_is_named_and_n_comes_from_the_results(tmp_path):
+    path = write_results(tmp_path / "in", "gemma", {"random_copy_10": {"exact_match": 0.5}}, n=4)
+    samples = path.with_name(f"samples_random_copy_10_{path.stem.removeprefix('results_')}.jsonl")
+    samples.write_text('{"doc_id": 0, "exact_match": 1}\n{"doc_id": 1, "exa')
+    report = build_leaderboard([tmp_path / "in"], tmp_path / "out")
+    (problem,) = report.problems
+    assert str(problem).startswith(f"{samples}: is not valid JSON lines (Unterminated string")
+    assert str(problem).endswith("; n taken from the results file") and not problem.skipped
+    assert [row["n"] for row in read_rows(tmp_path / "out")] == ["4"]
+
+
 def test_leaderboard_of_a_real_lm_eval_run(tmp_path):
     from conftest import run_command
 

@@ -104,7 +104,9 @@ def _model_id(data: dict) -> str:
         if isinstance(args, dict) and args:
             return backend + "(" + ",".join(f"{key}={args[key]}" for key in sorted(args)) + ")"
         return backend
-    return str(data.get("model_name") or config.get("model_args", {}).get("pretrained") or backend)
+    args = config.get("model_args")
+    pretrained = args.get("pretrained") if isinstance(args, dict) else None
+    return str(data.get("model_name") or pretrained or backend)
 
 
 def _run_date(data: dict, path: Path) -> str:
@@ -114,13 +116,17 @@ def _run_date(data: dict, path: Path) -> str:
     return path.stem.removeprefix("results_")
 
 
-def _samples(path: Path, task: str) -> list[dict] | None:
-    """The logged samples of a task beside its results file, or None when there are none."""
+def _samples(path: Path, task: str) -> tuple[list[dict] | None, Problem | None]:
+    """The logged samples of a task beside its results file (None when there are none or they
+    cannot be read, with the problem)."""
     stamp = path.stem.removeprefix("results_")
     samples = path.with_name(f"samples_{task}_{stamp}.jsonl")
     if not samples.is_file():
-        return None
-    return [json.loads(line) for line in samples.read_text().splitlines() if line.strip()]
+        return None, None
+    try:
+        return [json.loads(line) for line in samples.read_text(encoding="utf-8").splitlines() if line.strip()], None
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        return None, Problem(str(samples), f"is not valid JSON lines ({error}); n taken from the results file")
 
 
 def _flags(data: dict, n_shot: Any) -> str:
@@ -169,7 +175,9 @@ def rows_from_file(path: Path) -> tuple[list[dict], list[Problem]]:
         metadata = task_config.get("metadata") or {}
         n_samples = (data.get("n-samples") or {}).get(task) or {}
         n = n_samples.get("effective")
-        samples = _samples(path, task)
+        samples, samples_problem = _samples(path, task)
+        if samples_problem:
+            problems.append(samples_problem)
         if samples is not None and n is not None and len(samples) != n:
             problems.append(Problem(str(path), f"{task}: {len(samples)} logged samples but n={n}; "
                                                "n taken from the samples"))
