@@ -13,6 +13,7 @@ from typing import Any
 
 from copy_tasks import copying, lookup, phonebook, squad
 from copy_tasks.options import DOCS, SEED, ChoiceOption, IntOption, Option, SourceOption, parse_present
+from copy_tasks.overflow import BUDGET_MARGIN
 from copy_tasks.squad_scoring import score_squad
 from copy_tasks.text_sources import C4, load_documents
 
@@ -38,6 +39,8 @@ class Family:
     # Families that select docs from a dataset instead of drawing each one:
     # (length, seed, count, **options) -> up to `count` docs.
     make_docs: Callable[..., list[dict]] | None = None
+    # Generation budget: the scored answer's tokens plus this many.
+    budget_margin: int = BUDGET_MARGIN
 
     def task_name(self, length: int, teacher_forced: bool = False) -> str:
         return f"{self.name}{TEACHER_FORCED_SUFFIX if teacher_forced else ''}_{length}"
@@ -158,6 +161,7 @@ FAMILIES: dict[str, Family] = {
             stop_sequences=("\n",),
             options=(SQUAD_SOURCE,),
             make_docs=squad.make_squad_docs,
+            budget_margin=squad.ANSWER_BUDGET_MARGIN,
         ),
     )
 }

@@ -48,6 +48,7 @@ def build_dataset(
         model_limits(metadata),
         task=family.task_name(length, teacher_forced),
         teacher_forced=teacher_forced,
+        margin=family.budget_margin,
     )
     return {"test": datasets.Dataset.from_list(rows)}
 

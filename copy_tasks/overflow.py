@@ -4,10 +4,9 @@ lm-eval cuts an over-long context from the left with only a log line, which turn
 probe into a silent zero. Every row gets
 - `prompt_tokens` and `answer_tokens` (the teacher-forced continuation), -1 when no tokenizer
   is known;
-- `generation_budget`: the answer's tokens plus a margin (`BUDGET_MARGIN`, or the doc's own
-  `budget_margin` where a correct answer may be longer than the one scored, as in SQuAD), or,
-  with no tokenizer, its bytes plus the margin (a token is at least one byte, so that bound is
-  safe);
+- `generation_budget`: the answer's tokens plus the family's margin (`BUDGET_MARGIN`, more
+  where a correct answer may be longer than the one scored, as in SQuAD), or, with no
+  tokenizer, its bytes plus the margin (a token is at least one byte, so that bound is safe);
 - `context_tokens` and `overflow`: 1.0 if prompt plus answer (teacher-forced) or prompt plus
   budget (generation) exceeds the context, 0.0 if not, NaN when no tokenizer is known.
 The task reports the mean of `overflow` as a metric: any value above 0 marks it invalid.
@@ -39,11 +38,9 @@ def _token_counts(tokenizer, docs: Sequence[dict], field: str) -> list[int]:
     return _COUNTS[key][2]
 
 
-def _margin(doc: dict) -> int:
-    return int(doc.get("budget_margin", BUDGET_MARGIN))
-
-
-def count_overflow(docs: Sequence[dict], limits: ModelLimits, task: str, teacher_forced: bool) -> list[dict]:
+def count_overflow(
+    docs: Sequence[dict], limits: ModelLimits, task: str, teacher_forced: bool, margin: int = BUDGET_MARGIN
+) -> list[dict]:
     """Copies of `docs` with token counts, generation budgets and the `overflow` flag."""
     rows = [dict(doc, context_tokens=limits.context) for doc in docs]
     if limits.tokenizer is None:
@@ -54,14 +51,14 @@ def count_overflow(docs: Sequence[dict], limits: ModelLimits, task: str, teacher
         )
         for row in rows:
             row.update(prompt_tokens=-1, answer_tokens=-1, overflow=math.nan,
-                       generation_budget=len(row["continuation"].encode()) + _margin(row))
+                       generation_budget=len(row["continuation"].encode()) + margin)
         return rows
 
     prompt_tokens = _token_counts(limits.tokenizer, docs, "prompt")
     answer_tokens = _token_counts(limits.tokenizer, docs, "continuation")
     needed = []
     for row, prompt, answer in zip(rows, prompt_tokens, answer_tokens):
-        budget = answer + _margin(row)
+        budget = answer + margin
         needed.append(prompt + (answer if teacher_forced else budget))
         row.update(prompt_tokens=prompt, answer_tokens=answer, generation_budget=budget,
                    overflow=float(needed[-1] > limits.context))

@@ -185,7 +185,6 @@ def paragraph_doc(paragraph: Paragraph, seed: int) -> dict:
         "question_id": test.id,
         "demonstration_id": demonstration.id,
         "paragraph_words": paragraph.words,
-        "budget_margin": ANSWER_BUDGET_MARGIN,
     }
 
 
