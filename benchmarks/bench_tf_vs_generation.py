@@ -2,10 +2,11 @@
 
 For each family and length, the same docs are scored by the generation task (greedy decoding,
 the paper's protocol) and by the teacher-forced task (one loglikelihood request), through
-lm-eval: teacher-forced both with lm-eval's `hf` backend and with our `hf_fast` (logits only at
-the continuation's positions; `copy_tasks/fast_hf.py`). Prints the model's seconds per doc
-(time inside the model's request methods) side by side, the ratios, and how often the
-verdicts (exact match) of generation and teacher forcing agree doc by doc.
+lm-eval, on two backends: lm-eval's `hf`, and our `hf_fast` (logits only at the continuation's
+positions, and banded attention for sliding-window layers; `copy_tasks/fast_hf.py`). Prints
+the model's seconds per doc (time inside the model's request methods) side by side, the
+ratio generation / teacher-forced on each backend, and how often the verdicts (exact match) of
+generation and teacher forcing agree doc by doc.
 
     python benchmarks/bench_tf_vs_generation.py                      # Gemma 3 270M, random_copy
     python benchmarks/bench_tf_vs_generation.py --family c4_copy --lengths 25,50 --docs 25 \\
@@ -79,26 +80,31 @@ def main(argv: list[str] | None = None) -> None:
     manager = task_manager(metadata=metadata)
 
     print(f"## Teacher-forced vs generation: {args.family} on {folder.name}, {args.docs} docs per length")
-    print(f"{'length':>8}{'gen s/doc':>11}{'tf hf':>9}{'tf fast':>9}{'gen/tf hf':>11}{'gen/tf fast':>13}{'agree':>9}")
+    print(f"{'length':>8}{'gen hf':>9}{'tf hf':>9}{'gen fast':>10}{'tf fast':>9}{'gen/tf hf':>11}"
+          f"{'gen/tf fast':>13}{'agree':>9}")
     rows, agree, total = [], 0, 0
     for length in lengths:
-        forced = family.task_name(length, teacher_forced=True)
-        gen_seconds, gen = run_task(hf, hf_clock, family.task_name(length), manager)
+        generation, forced = family.task_name(length), family.task_name(length, teacher_forced=True)
+        gen_seconds, gen = run_task(hf, hf_clock, generation, manager)
         tf_seconds, tf = run_task(hf, hf_clock, forced, manager)
+        fast_gen_seconds, gen_fast = run_task(fast, fast_clock, generation, manager)
         fast_seconds, tf_fast = run_task(fast, fast_clock, forced, manager)
-        if tf_fast != tf:
-            print(f"hf_fast and hf disagree at {length}: {tf_fast} vs {tf}")
+        for name, ours, theirs in (("generation", gen_fast, gen), ("teacher-forced", tf_fast, tf)):
+            if ours != theirs:
+                print(f"hf_fast and hf disagree on {name} at {length}: {ours} vs {theirs}")
         same = sum(gen[i] == tf[i] for i in gen)
         agree, total = agree + same, total + len(gen)
-        row = {"length": length, "generation_s_per_doc": gen_seconds / len(gen),
-               "teacher_forced_hf_s_per_doc": tf_seconds / len(tf),
-               "teacher_forced_fast_s_per_doc": fast_seconds / len(tf), "agree": same, "docs": len(gen),
-               "generation_exact_match": sum(gen.values()) / len(gen),
-               "teacher_forced_exact_match": sum(tf.values()) / len(tf)}
+        n = len(gen)
+        row = {"length": length, "generation_hf_s_per_doc": gen_seconds / n,
+               "teacher_forced_hf_s_per_doc": tf_seconds / n,
+               "generation_fast_s_per_doc": fast_gen_seconds / n,
+               "teacher_forced_fast_s_per_doc": fast_seconds / n, "agree": same, "docs": n,
+               "generation_exact_match": sum(gen.values()) / n,
+               "teacher_forced_exact_match": sum(tf.values()) / n}
         rows.append(row)
-        g, t, f = (row[k] for k in ("generation_s_per_doc", "teacher_forced_hf_s_per_doc",
-                                    "teacher_forced_fast_s_per_doc"))
-        print(f"{length:>8}{g:>11.2f}{t:>9.2f}{f:>9.2f}{g / t:>11.1f}{g / f:>13.1f}{same:>5}/{len(gen):<3}")
+        g, t, gf, f = (row[k] for k in ("generation_hf_s_per_doc", "teacher_forced_hf_s_per_doc",
+                                        "generation_fast_s_per_doc", "teacher_forced_fast_s_per_doc"))
+        print(f"{length:>8}{g:>9.2f}{t:>9.2f}{gf:>10.2f}{f:>9.2f}{g / t:>11.1f}{gf / f:>13.1f}{same:>5}/{n:<3}")
     print(f"verdicts agree on {agree} of {total} docs ({agree / total:.1%})")
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1))

@@ -6,7 +6,11 @@ continuation's positions. For a copy prompt of a few thousand tokens and a model
 vocabulary (Gemma 3: 262,144 tokens) that is gigabytes of logits, most of the teacher-forced
 cost. This subclass asks the model for the continuation's positions only (transformers'
 `logits_to_keep`), one request at a time, with the same left truncation to `max_length`, and
-returns the same (log-probability, is_greedy) pairs. Generation is lm-eval's, unchanged.
+returns the same (log-probability, is_greedy) pairs. Generation is lm-eval's.
+
+Models that run PyTorch's SDPA attention switch to the banded SDPA of
+`copy_tasks.banded_attention`, which gives sliding-window layers (Gemma 3) only the keys in
+their window; it serves the teacher-forced forward pass and the generation's prefill alike.
 
     copy-tasks run --model hf_fast --model_args pretrained=... --tasks random_copy_tf
 """
@@ -18,10 +22,16 @@ from lm_eval.api.registry import register_model
 from lm_eval.models.huggingface import HFLM
 from tqdm import tqdm
 
+from copy_tasks.banded_attention import use_banded_attention
+
 
 @register_model("hf_fast")
 class FastLoglikelihoodHFLM(HFLM):
     """HFLM whose `_loglikelihood_tokens` keeps logits only where the continuation is scored."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        use_banded_attention(self.model)
 
     def _loglikelihood_tokens(self, requests, disable_tqdm: bool = False, override_bs=None):
         results = []

@@ -12,7 +12,7 @@ import pytest
 
 from copy_tasks.families import FAMILIES
 from copy_tasks.options import SourceOption
-from copy_tasks.tiny_models import build_tiny_model
+from copy_tasks.tiny_models import ARCHITECTURES, build_tiny_model
 
 BIN = Path(sys.executable).parent
 
@@ -20,7 +20,7 @@ BIN = Path(sys.executable).parent
 @pytest.fixture(scope="session")
 def tiny_models(tmp_path_factory) -> dict[str, Path]:
     root = tmp_path_factory.mktemp("tiny-models")
-    return {arch: build_tiny_model(arch, root / arch) for arch in ("gpt_neox", "mamba")}
+    return {arch: build_tiny_model(arch, root / arch) for arch in ARCHITECTURES}
 
 
 def offline_env(**extra: str) -> dict[str, str]:
