@@ -8,7 +8,8 @@ For each family and length, the same docs (as lm-eval builds them) are answered 
   sequences;
 - teacher-forced: our teacher-forced task through lm-eval with `hf_fast`;
 - forward pass: the limit: one forward pass over prompt plus target, keeping logits at the
-  target's positions only, with lm-eval's tokens (what any exact scorer must at least spend).
+  target's positions only, with lm-eval's tokens and `hf_fast`'s model (the same attention as
+  teacher forcing): what any exact scorer must at least spend.
 
 Prints seconds per doc (model time: lm-eval's bookkeeping excluded) side by side, the ratios,
 and how often the verdicts agree doc by doc (authors vs generation, generation vs

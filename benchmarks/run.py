@@ -1,4 +1,4 @@
-"""Run every benchmark: `python benchmarks/run.py` (14 minutes on 2 CPU cores).
+"""Run every benchmark: `python benchmarks/run.py` (18 minutes on 2 CPU cores).
 
 1. data generation, every family at default settings (a local text file stands in for C4);
 2. the reference models' full default sweeps of the offline families through lm-eval;

@@ -81,9 +81,9 @@ AttentionMaskInterface.register(BANDED_SDPA, sdpa_mask)
 
 def use_banded_attention(model) -> bool:
     """Switch a sliding-window model that runs SDPA to the banded SDPA; True if it now uses it."""
-    if getattr(model.config, "sliding_window", None) is None:
-        return False
-    if model.config._attn_implementation != "sdpa" or not model._can_set_attn_implementation():
+    config = model.config
+    can_switch = getattr(model, "_can_set_attn_implementation", lambda: False)
+    if getattr(config, "sliding_window", None) is None or config._attn_implementation != "sdpa" or not can_switch():
         return False
     model.set_attn_implementation(BANDED_SDPA)
     return model.config._attn_implementation == BANDED_SDPA
