@@ -8,9 +8,9 @@ cost. This subclass asks the model for the continuation's positions only (transf
 `logits_to_keep`), one request at a time, with the same left truncation to `max_length`, and
 returns the same (log-probability, is_greedy) pairs. Generation is lm-eval's.
 
-Models that run PyTorch's SDPA attention switch to the banded SDPA of
-`copy_tasks.banded_attention`, which gives sliding-window layers (Gemma 3) only the keys in
-their window; it serves the teacher-forced forward pass and the generation's prefill alike.
+Models with sliding-window layers (Gemma 3) that run PyTorch's SDPA switch to the banded SDPA
+of `copy_tasks.banded_attention`, which gives those layers only the keys in their window, with
+the same results; it serves the teacher-forced forward pass and the generation's prompt alike.
 
     copy-tasks run --model hf_fast --model_args pretrained=... --tasks random_copy_tf
 """

@@ -6,6 +6,7 @@ import pytest
 from lm_eval.api.instance import Instance
 from lm_eval.models.huggingface import HFLM
 
+from copy_tasks.banded_attention import BANDED_SDPA
 from copy_tasks.docs import generate_docs
 from copy_tasks.fast_hf import FastLoglikelihoodHFLM
 
@@ -19,6 +20,8 @@ def test_same_logprobs_and_verdicts_as_lm_eval_hf(tiny_models, architecture):
     # On Gemma 3 (sliding window) hf_fast's banded attention takes every long prompt.
     path = str(tiny_models[architecture])
     expected = HFLM(pretrained=path, device="cpu", batch_size=1).loglikelihood(requests)
-    got = FastLoglikelihoodHFLM(pretrained=path, device="cpu", batch_size=1).loglikelihood(requests)
+    fast = FastLoglikelihoodHFLM(pretrained=path, device="cpu", batch_size=1)
+    assert (fast.model.config._attn_implementation == BANDED_SDPA) == (architecture == "gemma3")
+    got = fast.loglikelihood(requests)
     assert [greedy for _, greedy in got] == [greedy for _, greedy in expected]
     assert [logprob for logprob, _ in got] == pytest.approx([logprob for logprob, _ in expected], abs=1e-3)
