@@ -14,10 +14,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
-ARCHITECTURES = ("gpt_neox", "mamba", "gemma3")
 VOCAB_SIZE = 384
 CONTEXT = 2048
 SLIDING_WINDOW = 16
+_TRANSFORMER = {"num_attention_heads": 2, "intermediate_size": 64, "max_position_embeddings": CONTEXT}
+# transformers' model class and config settings per architecture; all have hidden size 32.
+_MODELS = {
+    "gpt_neox": ("GPTNeoXForCausalLM", {"num_hidden_layers": 2, **_TRANSFORMER}),
+    "mamba": ("MambaForCausalLM", {"num_hidden_layers": 2, "state_size": 4, "expand": 2}),
+    "gemma3": ("Gemma3ForCausalLM", {
+        "num_hidden_layers": 3, "num_key_value_heads": 1, "head_dim": 16, "sliding_window": SLIDING_WINDOW,
+        "layer_types": ["sliding_attention", "sliding_attention", "full_attention"], **_TRANSFORMER}),
+}
+ARCHITECTURES = tuple(_MODELS)
 
 
 def _training_text() -> list[str]:
@@ -54,54 +63,23 @@ def build_tokenizer():
 def build_tiny_model(architecture: str, folder: str | Path, seed: int = 0) -> Path:
     """Write a tiny random `architecture` model and its tokenizer to `folder`; return it."""
     import torch
-    from transformers import (
-        Gemma3ForCausalLM,
-        Gemma3TextConfig,
-        GPTNeoXConfig,
-        GPTNeoXForCausalLM,
-        MambaConfig,
-        MambaForCausalLM,
-    )
+    import transformers
 
     if architecture not in ARCHITECTURES:
         raise ValueError(f"architecture={architecture!r}: allowed are {ARCHITECTURES}")
     tokenizer = build_tokenizer()
-    special = {
-        "vocab_size": len(tokenizer),
-        "bos_token_id": tokenizer.bos_token_id,
-        "eos_token_id": tokenizer.eos_token_id,
-        "pad_token_id": tokenizer.pad_token_id,
-    }
+    class_name, settings = _MODELS[architecture]
+    model_class = getattr(transformers, class_name)
+    config = model_class.config_class(
+        hidden_size=32,
+        vocab_size=len(tokenizer),
+        bos_token_id=tokenizer.bos_token_id,
+        eos_token_id=tokenizer.eos_token_id,
+        pad_token_id=tokenizer.pad_token_id,
+        **settings,
+    )
     torch.manual_seed(seed)
-    if architecture == "gpt_neox":
-        config = GPTNeoXConfig(
-            hidden_size=32,
-            num_hidden_layers=2,
-            num_attention_heads=2,
-            intermediate_size=64,
-            max_position_embeddings=CONTEXT,
-            **special,
-        )
-        model = GPTNeoXForCausalLM(config)
-    elif architecture == "gemma3":
-        config = Gemma3TextConfig(
-            hidden_size=32,
-            intermediate_size=64,
-            num_hidden_layers=3,
-            num_attention_heads=2,
-            num_key_value_heads=1,
-            head_dim=16,
-            sliding_window=SLIDING_WINDOW,
-            layer_types=["sliding_attention", "sliding_attention", "full_attention"],
-            max_position_embeddings=CONTEXT,
-            **special,
-        )
-        model = Gemma3ForCausalLM(config)
-    else:
-        config = MambaConfig(
-            hidden_size=32, num_hidden_layers=2, state_size=4, expand=2, **special
-        )
-        model = MambaForCausalLM(config)
+    model = model_class(config)
     folder = Path(folder)
     model.save_pretrained(folder)
     tokenizer.save_pretrained(folder)
