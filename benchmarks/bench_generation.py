@@ -28,7 +28,7 @@ def time_family(name: str, options: tuple[tuple[str, str], ...]) -> tuple[float,
     family = FAMILIES[name]
     generate_docs.cache_clear()
     start = time.perf_counter()
-    docs = sum(len(generate_docs(name, "1.0", n, 1234, family.default_docs, options)) for n in family.lengths)
+    docs = sum(len(generate_docs(name, n, 1234, family.default_docs, options)) for n in family.lengths)
     return time.perf_counter() - start, docs
 
 

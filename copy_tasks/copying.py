@@ -19,21 +19,25 @@ from copy_tasks.text_sources import draw_passage
 LETTERS = tuple("abcdefghijklmnopqrstuvwxyz")
 DUP_NGRAM_STRING_LENGTH = 64
 DUP_NGRAM_ALPHABET_SIZE = 256
+MAX_DUPLICATED_NGRAM = (DUP_NGRAM_STRING_LENGTH - 2) // 2  # two copies, one symbol between and after
 
 
 def copy_doc(words: list[str]) -> dict:
     """The prompt, target and teacher-forced continuation of copying `words`.
 
+    The continuation is the copy itself: how a model ends it (a blank line, a newline, EOS,
+    an end-of-turn token) is not scored.
+
     >>> doc = copy_doc(["the", "cat", "sat"])
     >>> doc["prompt"], doc["target"], doc["continuation"]
-    ('the cat sat\\n\\nthe cat sat\\n\\nthe', ' cat sat', ' cat sat\\n\\n')
+    ('the cat sat\\n\\nthe cat sat\\n\\nthe', ' cat sat', ' cat sat')
     """
     passage = " ".join(words)
     target = passage[len(words[0]) :]
     return {
         "prompt": f"{passage}\n\n{passage}\n\n{words[0]}",
         "target": target,
-        "continuation": target + "\n\n",
+        "continuation": target,
         "words": len(words),
     }
 
@@ -46,7 +50,7 @@ def make_c4_doc(rng: np.random.Generator, length: int, text_source: str) -> dict
     >>> folder = pathlib.Path(tempfile.mkdtemp())
     >>> _ = (folder / "a.txt").write_text("One two three.\\nFour five six seven.")
     >>> make_c4_doc(doc_rng("c4", "1", 3, 0, 0), 3, str(folder / "a.txt"))["prompt"]
-    'five six seven.\\n\\nfive six seven.\\n\\nfive'
+    'two three. Four\\n\\ntwo three. Four\\n\\ntwo'
     """
     words, document = draw_passage(rng, text_source, length)
     return copy_doc(words) | {"document": document}
@@ -66,7 +70,7 @@ def make_random_copy_doc(rng: np.random.Generator, length: int) -> dict:
     >>> from copy_tasks.seeding import doc_rng
     >>> doc = make_random_copy_doc(doc_rng("random_copy", "1", 4, 0, 0), 4)
     >>> doc["prompt"], doc["target"], round(doc["bits"], 2)
-    ('r q f q\\n\\nr q f q\\n\\nr', ' q f q', 18.8)
+    ('m b h w\\n\\nm b h w\\n\\nm', ' b h w', 18.8)
     """
     symbols = [LETTERS[i] for i in rng.integers(len(LETTERS), size=length).tolist()]
     return copy_doc(symbols) | {"alphabet_size": len(LETTERS), "bits": length * math.log2(len(LETTERS))}
@@ -100,6 +104,9 @@ def make_dup_ngram_doc(rng: np.random.Generator, length: int) -> dict:
     (True, 64)
     """
     n = length
+    if not 1 <= n <= MAX_DUPLICATED_NGRAM:
+        raise ValueError(f"n={n}: a {DUP_NGRAM_STRING_LENGTH}-symbol string holds a duplicated n-gram "
+                         f"with a symbol between and after its copies for n from 1 to {MAX_DUPLICATED_NGRAM}")
     alphabet = dup_ngram_alphabet()
     base = [alphabet[i] for i in rng.choice(len(alphabet), size=DUP_NGRAM_STRING_LENGTH - n, replace=False)]
     first = int(rng.integers(0, DUP_NGRAM_STRING_LENGTH - 2 * n - 1))

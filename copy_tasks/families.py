@@ -6,14 +6,15 @@ checks and the tests that check the YAML task folders against it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import re
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
 from copy_tasks import copying, lookup, phonebook, squad
+from copy_tasks.budgets import generation_budget
 from copy_tasks.options import DOCS, SEED, ChoiceOption, IntOption, Option, SourceOption, parse_present
-from copy_tasks.overflow import BUDGET_MARGIN
 from copy_tasks.squad_scoring import score_squad
 from copy_tasks.text_sources import C4, load_documents
 
@@ -39,11 +40,20 @@ class Family:
     # Families that select docs from a dataset instead of drawing each one:
     # (length, seed, count, **options) -> up to `count` docs.
     make_docs: Callable[..., list[dict]] | None = None
-    # Generation budget: the scored answer's tokens plus this many.
-    budget_margin: int = BUDGET_MARGIN
+    # The answers the generation scorer accepts, as the model would write them after the
+    # prompt; the generation budget fits the longest (see `copy_tasks.budgets`).
+    answers: Callable[[dict], Sequence[str]] = lambda doc: (doc["continuation"],)
+    # The version of the data: doc i is drawn from (family, data_version, length, seed, i).
+    # Bumped only when the docs change, never for a change of prompt handling or scoring
+    # alone (that bumps the task version in the YAML).
+    data_version: str = "1.0"
 
     def task_name(self, length: int, teacher_forced: bool = False) -> str:
         return f"{self.name}{TEACHER_FORCED_SUFFIX if teacher_forced else ''}_{length}"
+
+    def generation_budget(self, doc: dict) -> int:
+        """New tokens that fit every answer the scorer accepts, in any segmentation."""
+        return generation_budget(self.answers(doc))
 
     @property
     def seed_key(self) -> str:
@@ -115,7 +125,9 @@ FAMILIES: dict[str, Family] = {
         Family(
             name="phonebook_copy",
             unit="entries",
-            lengths=(20, 50, 100, 200, 500, 1000),
+            # Dense around the paper's crossover (Pythia-410M overtakes Mamba-2.8B at about
+            # 70 entries; Mamba is below 20% by 100).
+            lengths=(10, 20, 30, 50, 70, 100, 150, 200, 300, 500, 1000),
             default_docs=200,
             min_length=3,
             needs_download=False,
@@ -161,10 +173,28 @@ FAMILIES: dict[str, Family] = {
             stop_sequences=("\n",),
             options=(SQUAD_SOURCE,),
             make_docs=squad.make_squad_docs,
-            budget_margin=squad.ANSWER_BUDGET_MARGIN,
+            answers=lambda doc: tuple(" " + answer for answer in doc["answers"]),
         ),
     )
 }
+
+
+TASK_NAME = re.compile(r"^(?P<family>.+?)(?P<tf>_tf)?_(?P<length>\d+)$")
+
+
+def parse_task_name(name: str) -> tuple[str, str, int] | None:
+    """(family, variant, length) of one of our task names, or None for any other task: the
+    inverse of `Family.task_name`.
+
+    >>> parse_task_name("c4_copy_shuffled_tf_200")
+    ('c4_copy_shuffled', 'teacher_forced', 200)
+    >>> parse_task_name("arc_easy") is None
+    True
+    """
+    match = TASK_NAME.match(name)
+    if not match or match["family"] not in FAMILIES:
+        return None
+    return match["family"], "teacher_forced" if match["tf"] else "generation", int(match["length"])
 
 
 def family_named(name: str) -> Family:

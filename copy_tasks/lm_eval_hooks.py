@@ -38,17 +38,14 @@ def build_dataset(
     if copy_tasks_variant not in VARIANTS:
         raise OptionError(f"copy_tasks_variant={copy_tasks_variant!r}: allowed are {VARIANTS}")
     settings = task_settings(family, metadata)
-    docs = generate_docs(
-        family.name, str(metadata.get("version", "0")), length, settings.seed, settings.docs,
-        settings.doc_options,
-    )
+    docs = generate_docs(family.name, length, settings.seed, settings.docs, settings.doc_options)
     teacher_forced = copy_tasks_variant == TEACHER_FORCED
     rows = count_overflow(
         docs,
+        [family.generation_budget(doc) for doc in docs],
         model_limits(metadata),
         task=family.task_name(length, teacher_forced),
         teacher_forced=teacher_forced,
-        margin=family.budget_margin,
     )
     return {"test": datasets.Dataset.from_list(rows)}
 

@@ -1,14 +1,13 @@
-"""Token accounting: each doc's generation budget, and no silent truncation.
+"""Token accounting: no silent truncation.
 
 lm-eval cuts an over-long context from the left with only a log line, which turns a recall
 probe into a silent zero. Every row gets
 - `prompt_tokens` and `answer_tokens` (the teacher-forced continuation), -1 when no tokenizer
   is known;
-- `generation_budget`: the answer's tokens plus the family's margin (`BUDGET_MARGIN`, more
-  where a correct answer may be longer than the one scored, as in SQuAD), or, with no
-  tokenizer, its bytes plus the margin (a token is at least one byte, so that bound is safe);
+- `generation_budget`: the doc's budget of new tokens (`copy_tasks.budgets`);
 - `context_tokens` and `overflow`: 1.0 if prompt plus answer (teacher-forced) or prompt plus
-  budget (generation) exceeds the context, 0.0 if not, NaN when no tokenizer is known.
+  budget (generation, for which lm-eval keeps the budget free) exceeds the context, 0.0 if
+  not, NaN when no tokenizer is known.
 The task reports the mean of `overflow` as a metric: any value above 0 marks it invalid.
 """
 
@@ -21,8 +20,6 @@ from collections.abc import Sequence
 from copy_tasks.model_limits import ModelLimits
 
 log = logging.getLogger("copy_tasks")
-
-BUDGET_MARGIN = 4
 
 _COUNTS: dict[tuple[int, int, str], tuple[object, object, list[int]]] = {}
 
@@ -39,10 +36,10 @@ def _token_counts(tokenizer, docs: Sequence[dict], field: str) -> list[int]:
 
 
 def count_overflow(
-    docs: Sequence[dict], limits: ModelLimits, task: str, teacher_forced: bool, margin: int = BUDGET_MARGIN
+    docs: Sequence[dict], budgets: Sequence[int], limits: ModelLimits, task: str, teacher_forced: bool
 ) -> list[dict]:
-    """Copies of `docs` with token counts, generation budgets and the `overflow` flag."""
-    rows = [dict(doc, context_tokens=limits.context) for doc in docs]
+    """Copies of `docs` with their generation budgets, token counts and the `overflow` flag."""
+    rows = [dict(doc, context_tokens=limits.context, generation_budget=budget) for doc, budget in zip(docs, budgets)]
     if limits.tokenizer is None:
         log.warning(
             "copy-tasks: %s: no tokenizer known, so prompt lengths were not checked against "
@@ -50,18 +47,15 @@ def count_overflow(
             task,
         )
         for row in rows:
-            row.update(prompt_tokens=-1, answer_tokens=-1, overflow=math.nan,
-                       generation_budget=len(row["continuation"].encode()) + margin)
+            row.update(prompt_tokens=-1, answer_tokens=-1, overflow=math.nan)
         return rows
 
     prompt_tokens = _token_counts(limits.tokenizer, docs, "prompt")
     answer_tokens = _token_counts(limits.tokenizer, docs, "continuation")
     needed = []
     for row, prompt, answer in zip(rows, prompt_tokens, answer_tokens):
-        budget = answer + margin
-        needed.append(prompt + (answer if teacher_forced else budget))
-        row.update(prompt_tokens=prompt, answer_tokens=answer, generation_budget=budget,
-                   overflow=float(needed[-1] > limits.context))
+        needed.append(prompt + (answer if teacher_forced else row["generation_budget"]))
+        row.update(prompt_tokens=prompt, answer_tokens=answer, overflow=float(needed[-1] > limits.context))
     over = sum(row["overflow"] == 1.0 for row in rows)
     if over:
         log.warning(

@@ -2,9 +2,9 @@
 
 Follows the authors' protocol (PROTOCOLS.md): entry lines `{First} {Last}: {10 digits}` with
 a first digit of 6-9, the book joined by newlines, a blank line, two example lines copied
-from the book, a blank line, then the query name and a colon. Unlike the authors' script,
-names and numbers are unique within a book (so every query has exactly one answer) and the
-query entry is never one of the two examples.
+from the book, a blank line, then the query name and a colon; as there, the query entry is
+never one of the two examples. Unlike the authors' script, names and numbers are unique within
+a book, so every query has exactly one answer.
 """
 
 from __future__ import annotations

@@ -46,7 +46,6 @@ from copy_tasks.options import OptionError, UserError
 
 SQUAD_V2 = "rajpurkar/squad_v2"
 BIN_EDGES = (100, 150, 200, 300, 1000)
-ANSWER_BUDGET_MARGIN = 32  # tokens beyond the first gold answer: a correct answer may be longer
 HOW_TO_USE_LOCAL_SQUAD = (
     "Point squad_length at a local copy with --metadata copy_tasks_squad_source=PATH, where PATH "
     "is the official SQuAD v2 JSON file (dev-v2.0.json) or a folder saved with "

@@ -30,14 +30,17 @@ ARCHITECTURES = tuple(_MODELS)
 
 
 def _training_text() -> list[str]:
-    from copy_tasks.docs import generate_docs
+    """40 phone books of 50 entries, drawn apart from every task's docs."""
+    from copy_tasks.phonebook import make_phonebook_doc
+    from copy_tasks.seeding import doc_rng
 
-    docs = generate_docs("phonebook_copy", "tokenizer-corpus", 50, 0, 40)
+    docs = [make_phonebook_doc(doc_rng("phonebook_copy", "tokenizer-corpus", 50, 0, i), 50) for i in range(40)]
     return [doc["prompt"] + doc["continuation"] for doc in docs]
 
 
-def build_tokenizer():
-    """A byte-level BPE tokenizer (a `PreTrainedTokenizerFast`) trained on phone-book text."""
+def build_tokenizer(texts: list[str] | None = None, vocab_size: int = VOCAB_SIZE):
+    """A byte-level BPE tokenizer (a `PreTrainedTokenizerFast`) trained on `texts` (by default
+    phone-book text)."""
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import PreTrainedTokenizerFast
 
@@ -45,12 +48,12 @@ def build_tokenizer():
     tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tokenizer.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(
-        vocab_size=VOCAB_SIZE,
+        vocab_size=vocab_size,
         special_tokens=["<|endoftext|>"],
         initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
         show_progress=False,
     )
-    tokenizer.train_from_iterator(_training_text(), trainer=trainer)
+    tokenizer.train_from_iterator(texts or _training_text(), trainer=trainer)
     return PreTrainedTokenizerFast(
         tokenizer_object=tokenizer,
         bos_token="<|endoftext|>",

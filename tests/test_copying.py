@@ -31,7 +31,7 @@ def passage(doc: dict) -> list[str]:
 @pytest.mark.parametrize("length", FAMILIES["c4_copy"].lengths)
 def test_passages_have_exactly_l_words_from_one_document(corpus, length):
     texts = [" ".join((corpus / f"doc{i}.txt").read_text().split()) for i in range(len(DOCUMENT_WORDS))]
-    for doc in generate_docs("c4_copy", "1.0", length, 1234, 50, source(corpus)):
+    for doc in generate_docs("c4_copy", length, 1234, 50, source(corpus)):
         words = passage(doc)
         assert len(words) == length == doc["words"]
         assert "\n" not in " ".join(words)
@@ -44,15 +44,15 @@ def test_passages_have_exactly_l_words_from_one_document(corpus, length):
 def test_too_short_source_runs_across_documents_and_warns(tmp_path, caplog):
     for i in range(3):
         (tmp_path / f"{i}.txt").write_text(" ".join(f"w{i}_{j}" for j in range(10)))
-    docs = generate_docs("c4_copy", "1.0", 25, 1, 5, source(tmp_path))
+    docs = generate_docs("c4_copy", 25, 1, 5, source(tmp_path))
     assert all(doc["document"] == -1 and doc["words"] == 25 for doc in docs)
     assert "passages run across documents" in caplog.text
 
 
 @pytest.mark.parametrize("length", [25, 200, 1000])
 def test_shuffled_passages_are_permutations_of_the_originals(corpus, length):
-    originals = generate_docs("c4_copy", "1.0", length, 1234, 30, source(corpus))
-    shuffled = generate_docs("c4_copy_shuffled", "1.0", length, 1234, 30, source(corpus))
+    originals = generate_docs("c4_copy", length, 1234, 30, source(corpus))
+    shuffled = generate_docs("c4_copy_shuffled", length, 1234, 30, source(corpus))
     moved = 0
     for original, mixed in zip(originals, shuffled):
         assert Counter(passage(original)) == Counter(passage(mixed))
@@ -70,7 +70,7 @@ def test_local_sources_file_folder_and_saved_dataset(tmp_path, corpus):
     saved = tmp_path / "saved"
     datasets.Dataset.from_dict({"text": [single.read_text(), "two words"]}).save_to_disk(str(saved))
     assert load_documents(str(saved))[1] == "two words"
-    docs = generate_docs("c4_copy", "1.0", 100, 3, 3, source(saved))
+    docs = generate_docs("c4_copy", 100, 3, 3, source(saved))
     assert all(doc["document"] == 0 for doc in docs)
 
 
@@ -92,7 +92,7 @@ def test_unreachable_c4_says_how_to_use_local_text(monkeypatch):
 
 @pytest.mark.parametrize("length", FAMILIES["random_copy"].lengths)
 def test_random_strings_use_the_alphabet_and_have_the_length(length):
-    docs = generate_docs("random_copy", "1.0", length, 1234, 200)
+    docs = generate_docs("random_copy", length, 1234, 200)
     for doc in docs:
         symbols = passage(doc)
         assert len(symbols) == length and set(symbols) <= set(LETTERS)
@@ -110,7 +110,7 @@ def repeated_grams(symbols: list[str], n: int) -> dict[tuple, int]:
 def test_exactly_one_repeated_ngram_and_no_longer_repeat(n):
     alphabet = set(dup_ngram_alphabet())
     assert len(alphabet) == 256
-    for doc in generate_docs("dup_ngram_copy", "1.0", n, 1234, 500):
+    for doc in generate_docs("dup_ngram_copy", n, 1234, 500):
         symbols = passage(doc)
         assert len(symbols) == 64 and set(symbols) <= alphabet
         repeats = repeated_grams(symbols, n)

@@ -15,7 +15,7 @@ from copy_tasks.families import FAMILIES
 HASH_DOCS = (
     "import hashlib, json, sys; from copy_tasks.docs import generate_docs; "
     "options = tuple(json.loads(sys.argv[3])); "
-    "docs = generate_docs(sys.argv[1], '1.0', int(sys.argv[2]), 3, 20, tuple(map(tuple, options))); "
+    "docs = generate_docs(sys.argv[1], int(sys.argv[2]), 3, 20, tuple(map(tuple, options))); "
     "print(hashlib.sha256(json.dumps(docs, sort_keys=True).encode()).hexdigest())"
 )
 
@@ -35,6 +35,6 @@ def test_identical_docs_across_processes_and_hash_seeds(family, local_sources):
 def test_doc_i_does_not_depend_on_the_doc_count_and_seed_matters(family, local_sources):
     length = FAMILIES[family].lengths[1]
     options = source_options(family, local_sources)
-    few = generate_docs(family, "1.0", length, 1234, 3, options)
-    assert few == generate_docs(family, "1.0", length, 1234, 10, options)[:3]
-    assert few != generate_docs(family, "1.0", length, 1235, 3, options)
+    few = generate_docs(family, length, 1234, 3, options)
+    assert few == generate_docs(family, length, 1234, 10, options)[:3]
+    assert few != generate_docs(family, length, 1235, 3, options)

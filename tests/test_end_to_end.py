@@ -46,7 +46,7 @@ def test_seed_and_doc_count_are_recorded_and_used(phonebook_run):
     (results, samples), _ = phonebook_run
     config = results["configs"]["phonebook_copy_50"]["metadata"]
     assert (config["copy_tasks_seed"], config["copy_tasks_docs"]) == (77, 6)
-    expected = generate_docs("phonebook_copy", "1.0", 50, 77, 2)
+    expected = generate_docs("phonebook_copy", 50, 77, 2)
     assert [s["doc"]["prompt"] for s in samples["phonebook_copy_50"]] == [d["prompt"] for d in expected]
     assert [s["arguments"]["gen_args_0"]["arg_0"] for s in samples["phonebook_copy_50"]] == [
         d["prompt"] for d in expected]
@@ -154,7 +154,7 @@ def test_copy_families_from_a_local_text_file(tiny_models, tmp_path):
         assert {"exact_match,none", "prefix_match,none", "overflow,none"} <= set(results["results"][task])
         for sample in samples[task]:
             budget = sample["arguments"]["gen_args_0"]["arg_1"]["max_gen_toks"]
-            assert budget == sample["doc"]["answer_tokens"] + 4  # sized from the target
+            assert budget == FAMILIES[sample["doc"]["family"]].generation_budget(sample["doc"])
             assert sample["arguments"]["gen_args_0"]["arg_1"]["until"] == ["\n\n"]
     for task in tasks[len(COPY_TASKS):]:
         assert {"exact_match,none", "logprob,none", "bits_per_char,none"} <= set(results["results"][task])

@@ -13,7 +13,7 @@ from copy_tasks.fast_hf import FastLoglikelihoodHFLM
 
 @pytest.mark.parametrize("architecture", ["gpt_neox", "mamba", "gemma3"])
 def test_same_logprobs_and_verdicts_as_lm_eval_hf(tiny_models, architecture):
-    docs = generate_docs("random_copy", "1.0", 50, 1, 3) + generate_docs("phonebook_copy", "1.0", 200, 1, 2)
+    docs = generate_docs("random_copy", 50, 1, 3) + generate_docs("phonebook_copy", 200, 1, 2)
     requests = [Instance(request_type="loglikelihood", doc=d, arguments=(d["prompt"], d["continuation"]), idx=0)
                 for d in docs]
     # The 200-entry books exceed the tiny models' 2048 tokens: left truncation must match too.

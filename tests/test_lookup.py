@@ -17,8 +17,8 @@ PAPER = (("key_length", 4), ("answer_length", 4), ("fmt", "paper"))
 
 
 def pair(length: int, count: int, options=NATURAL):
-    return (generate_docs("lookup_prefix", "1.0", length, 1234, count, options),
-            generate_docs("lookup_suffix", "1.0", length, 1234, count, options))
+    return (generate_docs("lookup_prefix", length, 1234, count, options),
+            generate_docs("lookup_suffix", length, 1234, count, options))
 
 
 @pytest.mark.parametrize("options", [NATURAL, PAPER])
@@ -32,7 +32,7 @@ def test_prefix_and_suffix_docs_are_paired(length, options):
 
 @pytest.mark.parametrize("length", LENGTHS)
 def test_key_occurs_once_and_answer_follows_it_in_10000_docs(length):
-    for doc in generate_docs("lookup_suffix", "1.0", length, 1234, 10_000, NATURAL):
+    for doc in generate_docs("lookup_suffix", length, 1234, 10_000, NATURAL):
         string, key, position = doc["string"], doc["key"], doc["key_position"]
         assert len(string) == length and set(string) <= set("abcdefghijklmnopqrstuvwxyz")
         assert occurs_once(string, key) and string.find(key) == position
@@ -40,7 +40,7 @@ def test_key_occurs_once_and_answer_follows_it_in_10000_docs(length):
 
 
 def test_demonstrations_leak_nothing_about_the_test_doc():
-    for doc in generate_docs("lookup_suffix", "1.0", 100, 1234, 2000, NATURAL):
+    for doc in generate_docs("lookup_suffix", 100, 1234, 2000, NATURAL):
         blocks = doc["prompt"].split("\n\n")
         assert len(blocks) == 4
         assert doc["key"] not in doc["demonstration_keys"]
@@ -73,7 +73,7 @@ def test_paper_format_renders_as_specified():
 
 def test_options_change_key_and_answer_lengths():
     options = (("key_length", 2), ("answer_length", 7), ("fmt", "paper"))
-    for doc in generate_docs("lookup_prefix", "1.0", 200, 5, 300, options):
+    for doc in generate_docs("lookup_prefix", 200, 5, 300, options):
         assert len(doc["key"]) == 2 and len(doc["target"]) == 7
         assert occurs_once(doc["string"], doc["key"])
 

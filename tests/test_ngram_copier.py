@@ -20,7 +20,7 @@ def verdicts(family: str, docs, **copier) -> list[tuple[float, bool]]:
     out = []
     for doc in docs:
         model = NgramCopier(doc["prompt"], **copier)
-        generated = model.generate(list(FAMILIES[family].stop_sequences), len(doc["continuation"]) + 4)
+        generated = model.generate(list(FAMILIES[family].stop_sequences), FAMILIES[family].generation_budget(doc))
         exact = FAMILIES[family].score_generation(generated, doc)["exact_match"]
         out.append((exact, model.score(doc["continuation"])[1]))
     return out
@@ -31,14 +31,14 @@ def test_default_copier_answers_every_doc_of_every_copy_family(family, local_sou
     spec = FAMILIES[family]
     options = source_options(family, local_sources)
     for length in spec.lengths:
-        docs = generate_docs(family, "1.0", length, 1234, spec.default_docs, options)
+        docs = generate_docs(family, length, 1234, spec.default_docs, options)
         assert verdicts(family, docs) == [(1.0, True)] * len(docs), f"{family}_{length}"
 
 
 def test_five_unit_copier_fails_exactly_from_duplicated_5_grams():
     accuracy = {}
     for n in FAMILIES["dup_ngram_copy"].lengths:
-        results = verdicts("dup_ngram_copy", generate_docs("dup_ngram_copy", "1.0", n, 1234, 200), unit="word", n=5)
+        results = verdicts("dup_ngram_copy", generate_docs("dup_ngram_copy", n, 1234, 200), unit="word", n=5)
         assert all(generated == (1.0 if forced else 0.0) for generated, forced in results)  # paths agree
         accuracy[n] = sum(generated for generated, _ in results) / len(results)
     assert accuracy == {1: 1.0, 2: 1.0, 3: 1.0, 4: 1.0, 5: 0.0, 6: 0.0, 7: 0.0, 8: 0.0}
@@ -47,9 +47,9 @@ def test_five_unit_copier_fails_exactly_from_duplicated_5_grams():
 def test_paper_prefix_format_is_not_a_copy():
     """`$key|string|` does not end with the key: a copier cannot answer it (a trained model can)."""
     options = (("key_length", 4), ("answer_length", 4), ("fmt", "paper"))
-    docs = generate_docs("lookup_prefix", "1.0", 100, 1234, 50, options)
+    docs = generate_docs("lookup_prefix", 100, 1234, 50, options)
     assert verdicts("lookup_prefix", docs) == [(0.0, False)] * 50
-    suffix = generate_docs("lookup_suffix", "1.0", 100, 1234, 50, options)
+    suffix = generate_docs("lookup_suffix", 100, 1234, 50, options)
     assert verdicts("lookup_suffix", suffix) == [(1.0, True)] * 50
 
 

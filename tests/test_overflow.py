@@ -5,9 +5,9 @@ from __future__ import annotations
 import logging
 import math
 
+from copy_tasks.budgets import MIN_GENERATION_TOKENS
 from copy_tasks.lm_eval_hooks import build_dataset
 from copy_tasks.model_limits import model_limits
-from copy_tasks.overflow import BUDGET_MARGIN
 
 
 def test_context_comes_from_model_args_then_config_then_default(tiny_models):
@@ -36,14 +36,14 @@ def test_short_books_fit(tiny_models):
     metadata = {"pretrained": str(tiny_models["gpt_neox"]), "version": 1.0, "copy_tasks_docs": 10}
     rows = build_dataset("phonebook_copy", 20, "teacher_forced", **metadata)["test"]
     assert [row["overflow"] for row in rows] == [0.0] * 10
-    # " " + 10 digits + "\n" is 12 bytes: at most 12 tokens, and the budget adds the margin.
-    assert all(0 < row["answer_tokens"] <= 12 for row in rows)
-    assert all(row["generation_budget"] == row["answer_tokens"] + BUDGET_MARGIN for row in rows)
+    # " " + 10 digits is 11 bytes: at most 11 tokens; the budget is the authors' 50 tokens.
+    assert all(0 < row["answer_tokens"] <= 11 for row in rows)
+    assert all(row["generation_budget"] == MIN_GENERATION_TOKENS for row in rows)
 
 
 def test_unknown_tokenizer_reports_nan_not_zero(caplog):
     with caplog.at_level(logging.WARNING, logger="copy_tasks"):
         rows = build_dataset("phonebook_copy", 20, "generation", version=1.0, copy_tasks_docs=2)["test"]
     assert all(math.isnan(row["overflow"]) for row in rows)
-    assert all(row["generation_budget"] == 11 + BUDGET_MARGIN for row in rows)  # bytes of " 6093237777"
+    assert all(row["generation_budget"] == MIN_GENERATION_TOKENS for row in rows)  # needs no tokenizer
     assert "phonebook_copy_20: no tokenizer known" in caplog.text

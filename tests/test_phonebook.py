@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from copy_tasks.docs import generate_docs
+from copy_tasks.families import FAMILIES
 from copy_tasks.phonebook import make_phonebook_doc, score_generation
 from copy_tasks.seeding import doc_rng
 
@@ -24,7 +25,7 @@ def doc_hash(doc: dict) -> str:
 
 @pytest.mark.parametrize("entries", [3, 20, 50, 100, 200, 500, 1000])
 def test_book_has_the_promised_entries_and_format(entries):
-    for doc in generate_docs("phonebook_copy", "1.0", entries, 1234, 5):
+    for doc in generate_docs("phonebook_copy", entries, 1234, 5):
         lines = book_lines(doc)
         assert len(lines) == entries
         for line in lines:
@@ -34,7 +35,7 @@ def test_book_has_the_promised_entries_and_format(entries):
 
 
 def test_prompt_is_book_two_examples_then_query():
-    doc = generate_docs("phonebook_copy", "1.0", 50, 1234, 1)[0]
+    doc = generate_docs("phonebook_copy", 50, 1234, 1)[0]
     book, examples, query = doc["prompt"].split("\n\n")
     lines = book.split("\n")
     query_line = lines[doc["query_position"]]
@@ -46,7 +47,7 @@ def test_prompt_is_book_two_examples_then_query():
 
 
 def test_query_is_never_an_example_and_depth_spans_the_book():
-    docs = generate_docs("phonebook_copy", "1.0", 20, 99, 2000)
+    docs = generate_docs("phonebook_copy", 20, 99, 2000)
     positions = {doc["query_position"] for doc in docs}
     for doc in docs:
         assert doc["query_position"] not in doc["example_positions"]
@@ -65,7 +66,7 @@ def test_names_and_numbers_unique_in_10000_books():
 
 
 def test_names_follow_census_frequencies():
-    docs = generate_docs("phonebook_copy", "1.0", 1000, 5, 3)
+    docs = generate_docs("phonebook_copy", 1000, 5, 3)
     lasts = [line.split(": ")[0].split(" ")[1] for doc in docs for line in book_lines(doc)]
     # Smith is 1.006% of the census' last names: about 30 of 3000, never absent.
     assert 10 <= lasts.count("Smith") <= 60
@@ -85,18 +86,18 @@ GOLDEN = {
 
 @pytest.mark.parametrize(("entries", "index"), sorted(GOLDEN))
 def test_golden_docs(entries, index):
-    doc = generate_docs("phonebook_copy", "1.0", entries, 1234, index + 1)[index]
+    doc = generate_docs("phonebook_copy", entries, 1234, index + 1)[index]
     assert doc_hash(doc) == GOLDEN[(entries, index)]
 
 
 def test_seed_changes_the_data():
-    assert generate_docs("phonebook_copy", "1.0", 20, 1, 1) != generate_docs(
-        "phonebook_copy", "1.0", 20, 2, 1)
+    assert generate_docs("phonebook_copy", 20, 1, 1) != generate_docs(
+        "phonebook_copy", 20, 2, 1)
 
 
 def test_doc_does_not_depend_on_the_doc_count():
-    assert generate_docs("phonebook_copy", "1.0", 50, 1234, 3) == generate_docs(
-        "phonebook_copy", "1.0", 50, 1234, 10)[:3]
+    assert generate_docs("phonebook_copy", 50, 1234, 3) == generate_docs(
+        "phonebook_copy", 50, 1234, 10)[:3]
 
 
 @pytest.mark.parametrize(
@@ -123,7 +124,8 @@ def test_scoring_hand_worked(generation, exact, prefix):
 @settings(max_examples=200, deadline=None)
 @given(entries=st.integers(3, 300), seed=st.integers(0, 2**63), index=st.integers(0, 10**6))
 def test_every_doc_is_unambiguous(entries, seed, index):
-    doc = make_phonebook_doc(doc_rng("phonebook_copy", "1.0", entries, seed, index), entries)
+    rng = doc_rng("phonebook_copy", FAMILIES["phonebook_copy"].data_version, entries, seed, index)
+    doc = make_phonebook_doc(rng, entries)
     lines = book_lines(doc)
     names = [line.split(": ")[0] for line in lines]
     assert len(lines) == entries and len(set(names)) == entries

@@ -60,7 +60,7 @@ def test_the_demonstration_is_never_the_test_question(squad_file):
 
 
 def test_docs_carry_the_prompt_answers_and_ids(squad_file):
-    docs = generate_docs("squad_length", "1.0", 100, 1234, 10, (("squad_source", squad_file),))
+    docs = generate_docs("squad_length", 100, 1234, 10, (("squad_source", squad_file),))
     assert len(docs) == 4  # the bin holds 4 paragraphs: 12, 60, 90 (twins) and 100 words
     for doc in docs:
         assert doc["prompt"].endswith("\nAnswer:") and doc["prompt"].count("Question: ") == 2
@@ -79,7 +79,7 @@ def test_selection_ignores_file_order(tmp_path, squad_file):
 def test_the_manifest_reproduces_the_selection_and_detects_changed_data(tmp_path, squad_file):
     published = manifest(squad_file, 1234, 100)
     for edge in BIN_EDGES:
-        docs = generate_docs("squad_length", "1.0", edge, 1234, 100, (("squad_source", squad_file),))
+        docs = generate_docs("squad_length", edge, 1234, 100, (("squad_source", squad_file),))
         assert published["bins"][str(edge)] == [[d["question_id"], d["demonstration_id"]] for d in docs]
     data = json.loads(open(squad_file).read())
     del data["data"][0]["paragraphs"][1]  # the 60-word paragraph

@@ -6,11 +6,6 @@ task configs (whose `metadata` carries what our tasks recorded: seed, doc finger
 count, model type), and the run's model and settings. Each copy-tasks task in it gives one row
 per metric. Files that cannot be used give a `Problem` naming the file and what is wrong; they
 never stop the others from being read.
-
-    >>> parse_task_name("c4_copy_shuffled_tf_200")
-    ('c4_copy_shuffled', 'teacher_forced', 200)
-    >>> parse_task_name("arc_easy") is None
-    True
 """
 
 from __future__ import annotations
@@ -23,9 +18,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from copy_tasks.families import FAMILIES
+from copy_tasks.families import FAMILIES, parse_task_name
 
-TASK_NAME = re.compile(r"^(?P<family>.+?)(?P<tf>_tf)?_(?P<length>\d+)$")
 REFERENCE_BACKENDS = ("ngram_copier", "bounded_state")
 SSM_TYPES = frozenset({"mamba", "mamba2", "falcon_mamba", "rwkv", "rwkv5", "rwkv6", "rwkv7", "xlstm"})
 HYBRID_TYPES = frozenset({
@@ -45,14 +39,6 @@ class Problem:
 
     def __str__(self) -> str:
         return f"{self.path}: {self.message}"
-
-
-def parse_task_name(name: str) -> tuple[str, str, int] | None:
-    """(family, variant, length) of one of our task names, or None for any other task."""
-    match = TASK_NAME.match(name)
-    if not match or match["family"] not in FAMILIES:
-        return None
-    return match["family"], "teacher_forced" if match["tf"] else "generation", int(match["length"])
 
 
 def architecture(backend: str, model_type: str | None) -> str:
