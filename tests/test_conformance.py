@@ -1,0 +1,121 @@
+"""The conformance battery: every style of answering gets the verdict the README states, on
+every family and variant, through lm-eval (`simple_evaluate`, and once through the CLI)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import lm_eval
+import pytest
+from conftest import read_results, run_command, source_options
+
+import copy_tasks.scripted_lm  # noqa: F401  (registers `scripted`)
+from copy_tasks import copying
+from copy_tasks.conformance import STYLES, verdict_table, write_answer_key
+from copy_tasks.docs import generate_docs
+from copy_tasks.families import FAMILIES, Family, parse_task_name
+from copy_tasks.tiny_models import build_tokenizer
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = 3
+LENGTHS_PER_FAMILY = 2
+
+
+@dataclass(frozen=True)
+class Battery:
+    tasks: tuple[str, ...]
+    answers: Path
+    tokenizer: Path
+    metadata: dict
+
+    def model_args(self, style: str) -> str:
+        return f"style={style},answers={self.answers},tokenizer={self.tokenizer}"
+
+
+@pytest.fixture(scope="module")
+def battery(tmp_path_factory, local_sources) -> Battery:
+    """The two shortest lengths of every family, both variants, 3 docs each; the answer key; a
+    tokenizer trained on those docs."""
+    folder = tmp_path_factory.mktemp("battery")
+    tasks, docs = [], []
+    for family in FAMILIES.values():
+        for length in family.lengths[:LENGTHS_PER_FAMILY]:
+            docs += generate_docs(family.name, length, 1234, DOCS, source_options(family.name, local_sources))
+            tasks += [family.task_name(length, teacher_forced) for teacher_forced in (False, True)]
+    tokenizer = build_tokenizer([doc["prompt"] + doc["continuation"] for doc in docs], vocab_size=1000)
+    tokenizer.save_pretrained(folder / "tokenizer")
+    # char_tokens differs from the canonical segmentation only where a token has 2+ characters.
+    for doc in docs:
+        ids = tokenizer(doc["continuation"], add_special_tokens=False)["input_ids"]
+        assert len(ids) < len(doc["continuation"]), doc["continuation"]
+    metadata = {"copy_tasks_docs": DOCS, "copy_tasks_text_source": local_sources["text_source"],
+                "copy_tasks_squad_source": local_sources["squad_source"]}
+    return Battery(tuple(tasks), write_answer_key(docs, folder / "answers.json"), folder / "tokenizer", metadata)
+
+
+def verdicts(battery: Battery, style: str) -> dict[str, float]:
+    """exact_match of every battery task, answered in `style`, through lm-eval."""
+    results = lm_eval.simple_evaluate(model="scripted", model_args=battery.model_args(style),
+                                      tasks=list(battery.tasks), metadata=battery.metadata)
+    return {task: results["results"][task]["exact_match,none"] for task in battery.tasks}
+
+
+def expected_verdicts(battery: Battery, style: str) -> dict[str, float]:
+    expected = {}
+    for task in battery.tasks:
+        family, variant, _ = parse_task_name(task)
+        expected[task] = float(STYLES[style].expected(family, variant == "teacher_forced"))
+    return expected
+
+
+@pytest.mark.parametrize("style", STYLES)
+def test_every_style_gets_the_stated_verdict_on_every_family_and_variant(battery, style):
+    assert verdicts(battery, style) == expected_verdicts(battery, style)
+
+
+def test_the_battery_catches_the_old_answer_tokens_plus_4_budget(battery, monkeypatch):
+    from transformers import AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(battery.tokenizer)
+    monkeypatch.setattr(Family, "generation_budget", lambda self, doc: 4 + len(
+        tokenizer(doc["continuation"], add_special_tokens=False)["input_ids"]))
+    got, expected = verdicts(battery, "char_tokens"), expected_verdicts(battery, "char_tokens")
+    wrong = {task for task in battery.tasks if got[task] != expected[task]}
+    assert wrong and all(parse_task_name(task)[1] == "generation" for task in wrong)
+
+
+def test_the_battery_catches_the_old_blank_line_continuation(battery, monkeypatch):
+    copy_doc = copying.copy_doc
+    monkeypatch.setattr(copying, "copy_doc", lambda words: copy_doc(words) | {
+        "continuation": copy_doc(words)["continuation"] + "\n\n"})
+    generate_docs.cache_clear()
+    try:
+        got, expected = verdicts(battery, "eos"), expected_verdicts(battery, "eos")
+    finally:
+        monkeypatch.undo()
+        generate_docs.cache_clear()
+    wrong = {task for task in battery.tasks if got[task] != expected[task]}
+    copies_tf = {task for task in battery.tasks
+                 if parse_task_name(task)[0] in ("c4_copy", "c4_copy_shuffled", "random_copy", "dup_ngram_copy")
+                 and parse_task_name(task)[1] == "teacher_forced"}
+    assert wrong == copies_tf
+
+
+def test_readme_states_the_verdicts_the_battery_checks():
+    assert verdict_table() in (ROOT / "README.md").read_text()
+
+
+@pytest.mark.slow
+def test_battery_through_the_lm_eval_command(battery, tmp_path):
+    style = "end_of_turn"
+    result = run_command(
+        ["copy-tasks", "run", "--model", "scripted", "--model_args", battery.model_args(style),
+         "--tasks", ",".join(battery.tasks), "--metadata", json.dumps(battery.metadata),
+         "--output_path", str(tmp_path)],
+        cwd=tmp_path,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    results = read_results(tmp_path)[0]["results"]
+    assert {task: results[task]["exact_match,none"] for task in battery.tasks} == expected_verdicts(battery, style)
