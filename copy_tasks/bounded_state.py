@@ -2,16 +2,22 @@
 
 The paper's fixed-state models (Mamba, LSTMs, linear attention) in their simplest form: the
 prompt streams through, one character at a time, and the model answers from its state alone.
-Its state is
-- a fixed set of control registers (parser phase, flags, one pending letter, counters):
-  `CONTROL_BITS` = 40 bits;
-- stored letters a-z, log2(26) = 4.70 bits each, as many as fit in the rest of B.
-`state_bits()` measures it after every character and `peak_bits` records the most it held;
-storing a letter that does not fit is an error, so the bound cannot be broken silently.
+Its state is measured, register by register, after every change (`state_bits`):
+- control registers of fixed range, each costing log2 of its number of values: the format
+  (3), the label of the current line (the prefixes of `String`, `Key` and `Continuation`, or
+  another label: 23), the class of the previous character (4), one pending letter or none
+  (27), and three flags: `FIXED_CONTROL_BITS` = 15.9 bits;
+- two counters (blank lines or `|` fields read, letters of the first string seen), each
+  costing the bits of its current value (at least 1);
+- stored letters a-z, log2(26) = 4.70 bits each.
+`peak_bits` records the most it held; when a counter grows with the state full, the last
+stored letter is dropped to make room, and storing a letter that does not fit is an error,
+so the bound cannot be broken silently.
 
 Its policy, for the symbol formats of `random_copy` and the lookup families (letters that
 stand alone between spaces, or every letter inside the `$...|...|` paper format):
-- keep whatever fits: the letters of the first passage or string, from its start;
+- keep whatever fits: the letters of the first passage or string, from its start; a copy
+  prompt ends with the passage's first letter, so a copy stores the letters after it;
 - a key read before the string (prefix key) is kept, and while the string streams by, a
   window of the last n letters is compared with it; after the match, only the letters that
   follow the key are kept. The window counts against B like any stored letter;
@@ -21,8 +27,10 @@ stand alone between spaces, or every letter inside the `$...|...|` paper format)
   keep (it counted them); a suffix-key lookup searches the stored string for the key; a
   prefix-key lookup gives the letters it kept after the match. Guesses come from a generator
   seeded by the prompt, so answers are deterministic.
-So it copies a string of L letters perfectly when L fits, and otherwise only by guessing,
-which succeeds with probability 26^-(L - kept) <= 2^B / 26^L: the paper's bound (Theorem 2.7).
+So it copies a string of L letters perfectly while the L - 1 letters it must write fit beside
+its control registers, and otherwise only by guessing the m letters it lacks, which succeeds
+with probability 26^-m, below the paper's bound min(1, 2^B / 26^(L-1)) (Theorem 2.7 over the
+L - 1 letters the prompt does not give away).
 Other text (phone books, natural language) is read with the same rules: it keeps the
 stand-alone letters it meets and answers with guesses.
 """
@@ -35,9 +43,43 @@ import random
 
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
 LETTER_BITS = math.log2(len(LETTERS))
-CONTROL_BITS = 40
+LABELS = ("string", "key", "continuation")
+OTHER_LABEL = "?"
+# Every value the label register can hold: the prefixes of the known labels, and "other".
+LABEL_STATES = frozenset({label[:i] for label in LABELS for i in range(len(label) + 1)} | {OTHER_LABEL})
+FORMATS = ("copy", "lookup", "paper")  # plain copy, labelled lookup lines, or $...|...|
+PREVIOUS_CLASSES = ("\n", " ", "[", "x")  # what the parser needs to know of the last character
+FLAGS = 3  # in_label, blank_line, matched
+FIXED_CONTROL_BITS = (math.log2(len(FORMATS)) + math.log2(len(LABEL_STATES)) + math.log2(len(PREVIOUS_CLASSES))
+                      + math.log2(len(LETTERS) + 1) + FLAGS)
+COUNTER_LIMIT_BITS = 16  # counters up to 65,535: letters of a string, lines of a prompt
+# The least B the reader takes: its fixed registers and both counters at their limit.
+MIN_BITS = math.ceil(FIXED_CONTROL_BITS) + 2 * COUNTER_LIMIT_BITS
 MAX_KEY = 16  # the longest key the prefix-key policy watches for (16 letters)
 GUESSES = 16  # letters offered when a lookup cannot be answered from the state
+
+
+def counter_bits(value: int) -> int:
+    """The bits of a counter holding `value` (at least one).
+
+    >>> counter_bits(0), counter_bits(1), counter_bits(53)
+    (1, 1, 6)
+    """
+    return max(1, value.bit_length())
+
+
+def previous_class(char: str) -> str:
+    return char if char in PREVIOUS_CLASSES else "x"
+
+
+def extend_label(label: str, char: str) -> str:
+    """The label register after reading `char` of a line's label.
+
+    >>> extend_label("ke", "Y"), extend_label("ke", "x"), extend_label("?", "k")
+    ('key', '?', '?')
+    """
+    candidate = label + char.lower()
+    return candidate if candidate in LABEL_STATES else OTHER_LABEL
 
 
 class StateOverflow(RuntimeError):
@@ -47,52 +89,69 @@ class StateOverflow(RuntimeError):
 class BoundedStateReader:
     """Streams one prompt through a state of at most `bits` bits; then `answer()`.
 
-    With room for 3 letters it copies a 3-letter string, and guesses the rest of a longer one:
+    A copy of "a b c" needs its last two letters; with room for them it copies, with room for
+    one it guesses the last:
 
     >>> prompt = "a b c\\n\\na b c\\n\\na"
-    >>> reader = BoundedStateReader(CONTROL_BITS + 15).read(prompt)
-    >>> reader.answer(prompt), reader.stored, reader.peak_bits <= reader.bits
-    (' b c\\n\\n', ['a', 'b', 'c'], True)
-    >>> BoundedStateReader(CONTROL_BITS + 10).read(prompt).stored
-    ['a', 'b']
+    >>> reader = BoundedStateReader(MIN_BITS).read(prompt)
+    >>> reader.answer(prompt), reader.stored, round(reader.peak_bits, 1)
+    (' b c', ['b', 'c'], 29.3)
+    >>> prompt = " ".join("abcdefgh") + "\\n\\n" + " ".join("abcdefgh") + "\\n\\na"
+    >>> BoundedStateReader(MIN_BITS).read(prompt).stored  # 21.9 bits of control, 5 letters
+    ['b', 'c', 'd', 'e', 'f']
     """
 
     def __init__(self, bits: int) -> None:
-        if bits < CONTROL_BITS:
-            raise ValueError(f"bits={bits}: the control registers alone take {CONTROL_BITS} bits")
         self.bits = bits
-        self.peak_bits = float(CONTROL_BITS)
-        # control registers (within CONTROL_BITS): format, parser position, one pending letter
-        self.kind = "copy"  # "copy", "lookup" (labelled lines) or "paper" ($...|...|)
-        self.label = ""  # the current line's label: "", "string", "key" or "continuation"
-        self.previous = "\n"
+        # control registers: format, the line's label, the last character's class, one
+        # pending letter, flags and two counters
+        self.kind = "copy"  # one of FORMATS
+        self.label = ""  # one of LABEL_STATES
+        self.previous = "\n"  # one of PREVIOUS_CLASSES
         self.pending = ""
         self.in_label = False
         self.blank_line = False
-        self.field = 0
+        self.field = 0  # counter: blank lines (copy, lookup) or `|` (paper) read
+        if bits < MIN_BITS:
+            raise ValueError(f"bits={bits}: at least {MIN_BITS} bits are needed, the most its control "
+                             "registers can take")
         self._reset_block()
+        self.peak_bits = self.state_bits()
 
     def _reset_block(self) -> None:
         self.stored: list[str] = []  # the first string's letters, or the letters after the key
         self.key: list[str] = []  # a key read before the string
         self.window: list[str] = []  # the last letters of the string, compared with the key
         self.later_key: list[str] = []  # a key read after the string
-        self.seen = 0  # letters of the first string (counter)
+        self.seen = 0  # counter: letters of the first string
         self.matched = False
+
+    def control_bits(self) -> float:
+        return FIXED_CONTROL_BITS + counter_bits(self.field) + counter_bits(self.seen)
 
     def state_bits(self) -> float:
         letters = len(self.stored) + len(self.key) + len(self.window) + len(self.later_key)
-        return CONTROL_BITS + letters * LETTER_BITS
+        return self.control_bits() + letters * LETTER_BITS
 
     def _fits(self, letters: int = 1) -> bool:
         return self.state_bits() + letters * LETTER_BITS <= self.bits
 
-    def _store(self, target: list[str], letter: str) -> None:
-        target.append(letter)
+    def _measure(self) -> None:
         bits = self.state_bits()
         if bits > self.bits:
             raise StateOverflow(f"state of {bits:.1f} bits exceeds B = {self.bits}")
         self.peak_bits = max(self.peak_bits, bits)
+
+    def _store(self, target: list[str], letter: str) -> None:
+        target.append(letter)
+        self._measure()
+
+    def _count(self, counter: str) -> None:
+        """Add one to a counter; if its new bit does not fit, drop the last stored letter."""
+        setattr(self, counter, getattr(self, counter) + 1)
+        while self.state_bits() > self.bits and self.stored:
+            self.stored.pop()
+        self._measure()
 
     # ---- reading -----------------------------------------------------------------------
     def read(self, text: str) -> BoundedStateReader:
@@ -101,14 +160,14 @@ class BoundedStateReader:
                 self._paper_char(char)
             else:
                 self._natural_char(char)
-            self.previous = char
+            self.previous = previous_class(char)
         self._flush()
         return self
 
     def _paper_char(self, char: str) -> None:
         self.kind = "paper"
         if char == "|":
-            self.field += 1
+            self._count("field")
             if self.field == 1 and 0 < self.seen <= MAX_KEY:  # a short first field: a key
                 self.key, self.stored = self.stored, []
         elif char in LETTERS:
@@ -122,7 +181,8 @@ class BoundedStateReader:
     def _natural_char(self, char: str) -> None:
         if self.previous == "\n":  # a new line
             if char == "\n":
-                self.blank_line, self.field = True, self.field + 1
+                self.blank_line = True
+                self._count("field")
             else:
                 if char.isupper():  # a labelled line: String:, Key: or Continuation:
                     self.kind = "lookup"
@@ -134,7 +194,7 @@ class BoundedStateReader:
             if char in ": ":
                 self.in_label = False
             else:
-                self.label = (self.label + char.lower())[:12]
+                self.label = extend_label(self.label, char)
             return
         if self.pending and char in " \n]":
             self._flush()
@@ -146,7 +206,7 @@ class BoundedStateReader:
         letter, self.pending = self.pending, ""
         if self.kind == "copy":
             if self.field == 0:
-                self._first(letter, reserve=0)
+                self._first(letter, reserve=0, skip_first=True)
         elif self.label == "string":
             self._watch(letter) if self.key else self._first(letter, reserve=MAX_KEY)
         elif self.label == "key":
@@ -154,10 +214,11 @@ class BoundedStateReader:
             if self._fits():
                 self._store(target, letter)
 
-    def _first(self, letter: str, reserve: int) -> None:
-        """A letter of the first string: keep it while it fits (keeping room for a key)."""
-        self.seen += 1
-        if self._fits(1 + reserve):
+    def _first(self, letter: str, reserve: int, skip_first: bool = False) -> None:
+        """A letter of the first string: keep it while it fits (keeping room for a key). A copy
+        skips the first letter: its prompt ends with it."""
+        self._count("seen")
+        if (self.seen > 1 or not skip_first) and self._fits(1 + reserve):
             self._store(self.stored, letter)
 
     def _watch(self, letter: str) -> None:
@@ -180,8 +241,8 @@ class BoundedStateReader:
         guesser = random.Random(hashlib.sha256(prompt.encode()).digest())
         guesses = [guesser.choice(LETTERS) for _ in range(max(GUESSES, self.seen))]
         if self.kind == "copy":
-            letters = self.stored[1:] + guesses[: max(0, self.seen - len(self.stored))]
-            return "".join(" " + letter for letter in letters) + "\n\n"
+            letters = self.stored + guesses[: max(0, self.seen - 1 - len(self.stored))]
+            return "".join(" " + letter for letter in letters)
         if self.key:
             letters = self.stored if self.matched else guesses[:GUESSES]
         else:

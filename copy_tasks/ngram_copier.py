@@ -1,12 +1,16 @@
-"""A perfect n-gram copier: the copying mechanism of the paper's Theorem 2.3, as an algorithm.
+"""An n-gram copier in two modes: the paper's Theorem 2.3 lookup, and a longest-match variant.
 
-To continue a text it finds the longest suffix of the text that occurs earlier in the prompt
-(or only its last `n` units, when `n` is set) and emits the unit that followed the first such
-occurrence; then repeats. Units are characters (`unit="char"`, the default, which handles
-every format) or whitespace-separated words (`unit="word"`; a word carries the whitespace
-that preceded it in the prompt). With unbounded `n` the copier finds any passage, phone-book
-entry or key it has read; limited to its last 5 units it cannot tell apart two occurrences of
-a repeated 5-gram, like the paper's Transformers on duplicated n-grams.
+To continue a text it looks up where the end of the text occurred earlier in the prompt and
+emits the unit that followed the first such occurrence; then repeats. Two modes:
+- `n` set: an n-gram lookup, the mechanism of the paper's Theorem 2.3 (a Transformer that
+  copies by matching its last n tokens). It cannot tell apart two occurrences of a repeated
+  n-gram: limited to 5 words it fails on duplicated 5-grams, like the paper's Transformers;
+- `n` unset (the default): a longest match, a stronger, unbounded variant: it matches the
+  longest suffix of the text that occurred before, so it finds any passage, phone-book entry
+  or key it has read.
+Units are characters (`unit="char"`, the default, which handles every format) or
+whitespace-separated words (`unit="word"`; a word carries the whitespace that preceded it in
+the prompt).
 
     >>> copier = NgramCopier("the cat sat\\n\\nthe cat sat\\n\\nthe")
     >>> "".join(itertools.islice(copier.stream(), 9))
@@ -27,6 +31,16 @@ from copy_tasks.answers import cut_at_stops, score_against
 UNITS = ("char", "word")
 _WORD = re.compile(r"(\s*)(\S+)")
 _FIRST_CODE_POINT = 0xF0000  # Unicode private use plane: never in a prompt
+
+
+def mode_name(unit: str = "char", n: int | None = None) -> str:
+    """The copier's mode, as reports name it.
+
+    >>> mode_name(), mode_name("word", 5)
+    ('longest match (chars)', '5-gram lookup (words; Theorem 2.3)')
+    """
+    units = f"{unit}s"
+    return f"longest match ({units})" if n is None else f"{n}-gram lookup ({units}; Theorem 2.3)"
 
 
 class NgramCopier:

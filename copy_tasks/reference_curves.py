@@ -1,62 +1,107 @@
 """`copy-tasks reference-curves`: the reference models' exact match on every offline family.
 
-Runs, on the same docs and with the same scoring as the lm-eval tasks (generation variant):
-the n-gram copier with its default longest match, the copier limited to its last 5 words,
-and the bounded-state model with B bits, and writes a Markdown page with one table per family
-and, beside `bounded_state` on `random_copy`, the paper's bound min(1, 2^B / 26^L).
+Runs, on the same docs and with the same scoring and budgets as the lm-eval tasks (generation
+variant): the n-gram copier in its longest-match mode, the copier in the 5-word lookup mode of
+the paper's Theorem 2.3, and the bounded-state model with B bits. Writes a Markdown page with
+one table per family, then `bounded_state` on `random_copy` at every length from 2 to 100
+beside the paper's bound min(1, 2^B / 26^(L-1)) (Theorem 2.7 over the L - 1 symbols a copy
+must write), as a table around the point where the string stops fitting and as a plot.
 """
 
 from __future__ import annotations
 
 import argparse
+import io
 from pathlib import Path
 
 from copy_tasks.answers import cut_at_stops
 from copy_tasks.bounded_state import LETTER_BITS, BoundedStateReader
 from copy_tasks.docs import generate_docs
 from copy_tasks.families import FAMILIES
-from copy_tasks.ngram_copier import NgramCopier
+from copy_tasks.ngram_copier import NgramCopier, mode_name
+
+SEED = 1234
+FINE_LENGTHS = range(2, 101)
+PLOT_NAME = "reference_bound.png"
 
 
 def models(bits: int) -> dict:
     """Each reference model as a function (prompt, stops, budget) -> generation."""
     return {
-        "ngram_copier": lambda prompt, until, budget: NgramCopier(prompt).generate(until, budget),
-        "ngram_copier n=5 words": lambda prompt, until, budget: NgramCopier(prompt, unit="word", n=5).generate(
-            until, budget),
-        f"bounded_state B={bits}": lambda prompt, until, budget: cut_at_stops(
-            BoundedStateReader(bits).read(prompt).answer(prompt), until),
+        f"ngram_copier, {mode_name()}": lambda prompt, until, budget: NgramCopier(prompt).generate(until, budget),
+        f"ngram_copier, {mode_name('word', 5)}": lambda prompt, until, budget: NgramCopier(
+            prompt, unit="word", n=5).generate(until, budget),
+        f"bounded_state B={bits}": lambda prompt, until, budget: bounded_state_answer(prompt, until, bits),
     }
+
+
+def bounded_state_answer(prompt: str, until: list[str], bits: int) -> str:
+    return cut_at_stops(BoundedStateReader(bits).read(prompt).answer(prompt), until)
+
+
+def exact_match(family_name: str, length: int, docs: int, generate) -> float:
+    family = FAMILIES[family_name]
+    batch = generate_docs(family_name, length, SEED, docs)
+    until = list(family.stop_sequences)
+    return sum(family.score_generation(generate(doc["prompt"], until, family.generation_budget(doc)), doc)[
+        "exact_match"] for doc in batch) / len(batch)
 
 
 def curves(docs: int, bits: int) -> dict[str, dict[str, dict[int, float]]]:
     """{family: {model: {length: exact match}}} on the offline families."""
-    table: dict[str, dict[str, dict[int, float]]] = {}
-    for name, family in FAMILIES.items():
-        if family.needs_download:
-            continue
-        until = list(family.stop_sequences)
-        for model, generate in models(bits).items():
-            row = table.setdefault(name, {}).setdefault(model, {})
-            for length in family.lengths:
-                batch = generate_docs(name, "1.0", length, 1234, docs)
-                right = sum(
-                    family.score_generation(generate(d["prompt"], until, len(d["continuation"]) + 4), d)[
-                        "exact_match"] for d in batch)
-                row[length] = right / len(batch)
-    return table
+    return {
+        name: {model: {length: exact_match(name, length, docs, generate) for length in family.lengths}
+               for model, generate in models(bits).items()}
+        for name, family in FAMILIES.items() if not family.needs_download
+    }
 
 
-def page(table, docs: int, bits: int) -> str:
+def bound(bits: int, length: int) -> float:
+    """min(1, 2^B / 26^(L-1)): the most a B-bit state can copy of L symbols, the first given."""
+    return min(1.0, 2 ** (bits - (length - 1) * LETTER_BITS))
+
+
+def bound_curve(docs: int, bits: int) -> dict[int, tuple[float, float]]:
+    """{L: (bounded_state's exact match on random_copy, the bound)} for L from 2 to 100."""
+    answer = lambda prompt, until, budget: bounded_state_answer(prompt, until, bits)  # noqa: E731
+    return {length: (exact_match("random_copy", length, docs, answer), bound(bits, length))
+            for length in FINE_LENGTHS}
+
+
+def bound_plot(curve: dict[int, tuple[float, float]], bits: int) -> bytes:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib import pyplot
+
+    lengths = sorted(curve)
+    figure, axes = pyplot.subplots(figsize=(7.0, 3.6), dpi=100)
+    axes.plot(lengths, [curve[n][1] for n in lengths], color="grey", label=f"bound min(1, 2^{bits} / 26^(L-1))")
+    axes.plot(lengths, [curve[n][0] for n in lengths], marker="o", markersize=3, linestyle="none",
+              label=f"bounded_state B={bits}")
+    axes.set_xlabel("string length L (symbols)")
+    axes.set_ylabel("exact match (random_copy)")
+    axes.set_ylim(-0.05, 1.05)
+    axes.grid(True, alpha=0.3)
+    axes.legend(fontsize=8)
+    figure.tight_layout()
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", metadata={"Software": None})
+    pyplot.close(figure)
+    return buffer.getvalue()
+
+
+def page(table, curve, docs: int, bits: int) -> str:
     lines = [
         "# Reference models on the offline families",
         "",
         "Generated by `copy-tasks reference-curves` "
-        f"({docs} docs per length, seed 1234; exact match of the generation variant).",
-        "`ngram_copier` is the copying mechanism of the paper's Theorem 2.3 (longest matching suffix);",
-        "limited to its last 5 words it fails once a duplicated n-gram reaches 5 symbols, like the",
-        "paper's Transformers. `bounded_state` reads the prompt once with a state of B bits; on",
-        "`random_copy` the paper's bound min(1, 2^B / 26^L) (Theorem 2.7) stands beside it.",
+        f"({docs} docs per length, seed {SEED}; exact match of the generation variant).",
+        f"`ngram_copier, {mode_name()}` matches the longest suffix it has read before: an unbounded",
+        "variant of the paper's Theorem 2.3 mechanism, which it proves every doc answerable with.",
+        f"`ngram_copier, {mode_name('word', 5)}` is that mechanism: it looks up its last 5 words,",
+        "so it fails once a duplicated n-gram reaches 5 symbols, like the paper's Transformers.",
+        f"`bounded_state` reads the prompt once with a measured state of at most B = {bits} bits.",
         "",
     ]
     for name, rows in table.items():
@@ -66,10 +111,26 @@ def page(table, docs: int, bits: int) -> str:
                   "|---|" + "---:|" * len(lengths)]
         for model, row in rows.items():
             lines.append(f"| {model} | " + " | ".join(f"{row[n]:.2f}" for n in lengths) + " |")
-        if name == "random_copy":
-            bound = [min(1.0, 2 ** (bits - n * LETTER_BITS)) for n in lengths]
-            lines.append(f"| bound min(1, 2^{bits} / 26^L) | " + " | ".join(f"{b:.2f}" for b in bound) + " |")
         lines.append("")
+    last_fit = max((n for n, (accuracy, _) in curve.items() if accuracy == 1.0), default=None)
+    shown = [n for n in curve if last_fit is not None and last_fit - 4 <= n <= last_fit + 12]
+    lines += [
+        f"## bounded_state against the bound (random_copy, B = {bits})",
+        "",
+        "A copy prompt ends with the string's first symbol, so the model must write L - 1 symbols:",
+        "a state of B bits copies them with probability at most min(1, 2^B / 26^(L-1)). The reader",
+        f"copies every string up to L = {last_fit}, where its control registers and the L - 1 letters",
+        "fill B, and beyond that only by guessing the letters it could not keep (26^-m for m",
+        f"letters). Every length from 2 to 100 is in the plot; the table shows L = {shown[0]} to {shown[-1]}.",
+        "",
+        f"![bounded_state against the bound]({PLOT_NAME})",
+        "",
+        "| L | " + " | ".join(str(n) for n in shown) + " |",
+        "|---|" + "---:|" * len(shown),
+        "| bounded_state | " + " | ".join(f"{curve[n][0]:.2f}" for n in shown) + " |",
+        "| bound | " + " | ".join(f"{curve[n][1]:.2f}" for n in shown) + " |",
+        "",
+    ]
     return "\n".join(lines)
 
 
@@ -77,11 +138,14 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="copy-tasks reference-curves", description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", default="docs/reference_curves.md")
     parser.add_argument("--docs", type=int, default=100, help="docs per length (default 100)")
-    parser.add_argument("--bits", type=int, default=276, help="B of bounded_state (default 276: 50 letters)")
+    parser.add_argument("--bits", type=int, default=276, help="B of bounded_state (default 276)")
     args = parser.parse_args(argv)
-    text = page(curves(args.docs, args.bits), args.docs, args.bits)
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(text + "\n")
+    curve = bound_curve(args.docs, args.bits)
+    text = page(curves(args.docs, args.bits), curve, args.docs, args.bits)
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text + "\n")
+    (out.parent / PLOT_NAME).write_bytes(bound_plot(curve, args.bits))
     print(text)
 
 

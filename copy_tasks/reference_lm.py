@@ -6,8 +6,9 @@ cannot load models from another package (lm-eval 0.4 has no model plugins): use
 `copy-tasks run`, or in Python `import copy_tasks.reference_lm` before
 `lm_eval.simple_evaluate(model="ngram_copier", ...)`.
 
-Model args of `ngram_copier`: `unit` (`char` or `word`, default `char`) and `n` (units of context
-the copier matches; default: as long a suffix as needed). Of `bounded_state`: `bits` (B).
+Model args of `ngram_copier`: `unit` (`char` or `word`, default `char`) and `n` (set: the
+n-gram lookup of the paper's Theorem 2.3 over the last n units; unset: the longest-match
+variant, see `copy_tasks.ngram_copier`). Of `bounded_state`: `bits` (B, at least 48).
 """
 
 from __future__ import annotations
