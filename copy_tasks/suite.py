@@ -6,18 +6,18 @@ over all the result folders. Two presets:
 - `quick` (the README's main job): Gemma 3 270M with 5 docs per length: every offline family
   teacher-forced up to 200 (n = 1 to 8 for `dup_ngram_copy`), and the phone book and lookups
   also generated up to 100; both reference models over every length and variant with 20 docs.
-- `published` (the `leaderboard/` folder): Gemma 3 270M and SmolLM2 135M with 10 docs per
-  length, generation and teacher-forced (phone book and random strings up to 200, lookups up to
-  500, n = 1 to 8); both reference models over every length and variant at the families'
-  default doc counts.
+- `published` (the `leaderboard/` folder): Gemma 3 270M and SmolLM2 135M, generation with 25
+  docs per length and teacher-forced with 50 (phone book at every length and random strings up
+  to 200, lookups up to 500, n = 1 to 8); both reference models over every length and variant
+  at the families' default doc counts.
 
 Models prepared by `copy-tasks model` are run as `pretrained=<name>` from a folder of links to
 them in the model cache (`by_name/`), so the results name the model, not a path on this machine.
 
     >>> [run.label for run in plan("quick")]
-    ['gemma-3-270m', 'ngram_copier', 'bounded_state']
-    >>> plan("quick")[0].tasks[:3]
-    ('phonebook_copy_20', 'phonebook_copy_50', 'phonebook_copy_100')
+    ['gemma-3-270m', 'gemma-3-270m', 'ngram_copier', 'bounded_state']
+    >>> plan("quick")[0].tasks[:4]
+    ('phonebook_copy_20', 'phonebook_copy_50', 'phonebook_copy_100', 'lookup_suffix_20')
 """
 
 from __future__ import annotations
@@ -39,36 +39,54 @@ OFFLINE_FAMILIES = tuple(family for family in FAMILIES.values() if not family.ne
 
 @dataclass(frozen=True)
 class Preset:
-    """What the pretrained models run (per variant, the longest length of each family; a family
-    left out is not run in that variant) and how many docs each model gets."""
+    """What the pretrained models run (per variant, the lengths of each family; a family left
+    out is not run in that variant), how many docs each variant gets, and how many docs the
+    reference models get."""
 
     models: tuple[str, ...]
-    generation: dict[str, int]
-    teacher_forced: dict[str, int]
-    model_docs: int
+    generation: dict[str, tuple[int, ...]]
+    teacher_forced: dict[str, tuple[int, ...]]
+    generation_docs: int
+    teacher_forced_docs: int
     reference_docs: int | None  # None: each family's default
 
 
-EVERY_LENGTH = {family.name: max(family.lengths) for family in OFFLINE_FAMILIES}
+def up_to(family: str, longest: int) -> tuple[int, ...]:
+    """The family's lengths up to `longest`.
+
+    >>> up_to("phonebook_copy", 100)
+    (10, 20, 30, 50, 70, 100)
+    """
+    return tuple(length for length in FAMILIES[family].lengths if length <= longest)
+
+
+EVERY_LENGTH = {family.name: family.lengths for family in OFFLINE_FAMILIES}
 PRESETS = {
     # Generation costs a decoding step per answer token (Gemma 3 on 2 cores: about 10 per
     # second), so the quick preset generates only the short answers (phone book, lookups) and
     # scores every family teacher-forced, one forward pass per doc.
     "quick": Preset(
         models=("gemma-3-270m", *REFERENCE_MODELS),
-        generation={"phonebook_copy": 100, "lookup_suffix": 100, "lookup_prefix": 100},
-        teacher_forced={"phonebook_copy": 200, "random_copy": 200, "dup_ngram_copy": 8,
-                        "lookup_suffix": 200, "lookup_prefix": 200},
-        model_docs=5,
+        generation={"phonebook_copy": (20, 50, 100), "lookup_suffix": up_to("lookup_suffix", 100),
+                    "lookup_prefix": up_to("lookup_prefix", 100)},
+        teacher_forced={"phonebook_copy": (20, 50, 100, 200), "random_copy": up_to("random_copy", 200),
+                        "dup_ngram_copy": EVERY_LENGTH["dup_ngram_copy"],
+                        "lookup_suffix": up_to("lookup_suffix", 200), "lookup_prefix": up_to("lookup_prefix", 200)},
+        generation_docs=5,
+        teacher_forced_docs=5,
         reference_docs=20,
     ),
+    # The phone book at every length up to 200 entries, to place the paper's crossover.
     "published": Preset(
         models=("gemma-3-270m", "smollm2-135m", *REFERENCE_MODELS),
-        generation={"phonebook_copy": 200, "random_copy": 200, "dup_ngram_copy": 8,
-                    "lookup_suffix": 500, "lookup_prefix": 500},
-        teacher_forced={"phonebook_copy": 200, "random_copy": 200, "dup_ngram_copy": 8,
-                        "lookup_suffix": 500, "lookup_prefix": 500},
-        model_docs=10,
+        generation={"phonebook_copy": up_to("phonebook_copy", 200), "random_copy": up_to("random_copy", 200),
+                    "dup_ngram_copy": EVERY_LENGTH["dup_ngram_copy"], "lookup_suffix": up_to("lookup_suffix", 500),
+                    "lookup_prefix": up_to("lookup_prefix", 500)},
+        teacher_forced={"phonebook_copy": up_to("phonebook_copy", 200), "random_copy": up_to("random_copy", 200),
+                        "dup_ngram_copy": EVERY_LENGTH["dup_ngram_copy"],
+                        "lookup_suffix": up_to("lookup_suffix", 500), "lookup_prefix": up_to("lookup_prefix", 500)},
+        generation_docs=25,
+        teacher_forced_docs=50,
         reference_docs=None,
     ),
 }
@@ -85,27 +103,26 @@ class SuiteRun:
     docs: int | None
 
 
-def _tasks(generation: dict[str, int], teacher_forced: dict[str, int]) -> tuple[str, ...]:
-    """The task names, family by family, generation before teacher-forced."""
-    tasks = []
-    for family in OFFLINE_FAMILIES:
-        for forced, longest in ((False, generation), (True, teacher_forced)):
-            if family.name in longest:
-                tasks += [family.task_name(length, forced) for length in family.lengths
-                          if length <= longest[family.name]]
-    return tuple(tasks)
+def _tasks(lengths: dict[str, tuple[int, ...]], teacher_forced: bool) -> tuple[str, ...]:
+    """The task names of one variant, family by family."""
+    return tuple(family.task_name(length, teacher_forced)
+                 for family in OFFLINE_FAMILIES for length in lengths.get(family.name, ()))
 
 
 def plan(preset_name: str, models: tuple[str, ...] | None = None) -> list[SuiteRun]:
-    """The runs of a preset, in order."""
+    """The runs of a preset, in order: one per reference model (every task), two per pretrained
+    model (generation, then teacher-forced, each with its doc count; doc i is the same doc in
+    both, so their verdicts can be compared)."""
     preset = PRESETS[preset_name]
     runs = []
     for model in models or preset.models:
         if model in REFERENCE_MODELS:
-            runs.append(SuiteRun(model, model, "", _tasks(EVERY_LENGTH, EVERY_LENGTH), preset.reference_docs))
-        else:
-            runs.append(SuiteRun(model, "hf_fast", f"pretrained={model}",
-                                 _tasks(preset.generation, preset.teacher_forced), preset.model_docs))
+            tasks = _tasks(EVERY_LENGTH, False) + _tasks(EVERY_LENGTH, True)
+            runs.append(SuiteRun(model, model, "", tasks, preset.reference_docs))
+            continue
+        for lengths, teacher_forced, docs in ((preset.generation, False, preset.generation_docs),
+                                              (preset.teacher_forced, True, preset.teacher_forced_docs)):
+            runs.append(SuiteRun(model, "hf_fast", f"pretrained={model}", _tasks(lengths, teacher_forced), docs))
     return runs
 
 

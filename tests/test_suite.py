@@ -8,18 +8,29 @@ import csv
 import pytest
 from conftest import run_command
 
-from copy_tasks.leaderboard.results import parse_task_name
+from copy_tasks.families import parse_task_name
 from copy_tasks.suite import OFFLINE_FAMILIES, plan
 
 
 def test_quick_plan_runs_every_offline_family_on_each_model():
-    for run in plan("quick"):
+    gemma_generation, gemma_forced, copier, bounded = plan("quick")
+    for run in (gemma_forced, copier, bounded):
         families = {parse_task_name(task)[0] for task in run.tasks}
         assert families == {family.name for family in OFFLINE_FAMILIES}, run.label
-    gemma, copier, _ = plan("quick")
-    assert (gemma.backend, gemma.model_args, gemma.docs) == ("hf_fast", "pretrained=gemma-3-270m", 5)
+    assert {parse_task_name(task)[:2] for task in gemma_generation.tasks} == {
+        ("phonebook_copy", "generation"), ("lookup_suffix", "generation"), ("lookup_prefix", "generation")}
+    assert {parse_task_name(task)[1] for task in gemma_forced.tasks} == {"teacher_forced"}
+    assert (gemma_generation.backend, gemma_generation.model_args, gemma_generation.docs) == (
+        "hf_fast", "pretrained=gemma-3-270m", 5)
     assert (copier.backend, copier.docs) == ("ngram_copier", 20)
     assert all(not task.startswith("squad") and not task.startswith("c4") for task in copier.tasks)
+
+
+def test_published_plan_has_25_generated_and_50_teacher_forced_docs_per_length():
+    gemma_generation, gemma_forced = plan("published", ("gemma-3-270m",))
+    assert (gemma_generation.docs, gemma_forced.docs) == (25, 50)
+    assert [task for task in gemma_generation.tasks if task.startswith("phonebook")] == [
+        f"phonebook_copy_{n}" for n in (10, 20, 30, 50, 70, 100, 150, 200)]
 
 
 @pytest.mark.slow
@@ -28,12 +39,12 @@ def test_suite_of_the_reference_models_writes_the_leaderboard(tmp_path):
         ["copy-tasks", "suite", "--models", "ngram_copier,bounded_state", "--out", str(tmp_path / "out")], cwd=tmp_path
     )
     assert result.returncode == 0, result.stderr[-3000:]
-    assert "[1/2] ngram_copier: 66 tasks, 20 docs per task" in result.stderr
+    assert "[1/2] ngram_copier: 76 tasks, 20 docs per task" in result.stderr
     assert "[2/2] bounded_state: done in" in result.stderr
     with (tmp_path / "out" / "leaderboard.csv").open(newline="") as handle:
         rows = list(csv.DictReader(handle))
     copier = [row for row in rows if row["model"] == "ngram_copier" and row["metric"] == "exact_match"]
-    assert len(copier) == 66 and {row["value"] for row in copier} == {"1.0"}
+    assert len(copier) == 76 and {row["value"] for row in copier} == {"1.0"}
     assert {row["n"] for row in rows} == {"20"}
     assert (tmp_path / "out" / "plots" / "lookup_suffix.png").is_file()
     assert "| ngram_copier | reference model |" in (tmp_path / "out" / "summary.md").read_text()
