@@ -8,7 +8,7 @@ import sys
 import zipfile
 
 import pytest
-from conftest import offline_env, run_command
+from conftest import offline_env, read_results, run_command
 
 from copy_tasks import real_models
 from copy_tasks.families import FAMILIES
@@ -86,3 +86,43 @@ def test_unreachable_package_is_a_clear_error(tmp_path, monkeypatch):
 def test_unknown_model_name(tmp_path):
     result = run_command(["copy-tasks", "model", "gpt-5"], cwd=tmp_path)
     assert result.returncode == 2 and "invalid choice: 'gpt-5'" in result.stderr
+
+
+def test_lengths_writes_tasks_at_new_lengths_and_leaves_out_shipped_ones(tmp_path):
+    result = run_command(["copy-tasks", "lengths", "phonebook_copy", "60, 100", "--out", str(tmp_path / "mine")],
+                         cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert sorted(path.name for path in (tmp_path / "mine").iterdir()) == [
+        "phonebook_copy_60.yaml", "phonebook_copy_tf_60.yaml"]
+    assert "phonebook_copy_100 ships with copy-tasks: not written" in result.stderr
+    assert "--include_path" in result.stdout
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["dup_ngram_copy", "32"], "length 32 is not possible for dup_ngram_copy: n=32: a 64-symbol string holds"),
+    (["phonebook_copy", "2"], "length=2 is not allowed: a phonebook_copy length (entries) must be an integer >= 3"),
+    (["phonebook_copy", "x"], "length='x' is not allowed"),
+    (["squad_length", "40"], "squad_length selects its docs from a dataset in fixed bins"),
+    (["phonebook", "40"], "unknown family 'phonebook'"),
+])
+def test_lengths_refuses_what_cannot_be_drawn(tmp_path, args, message):
+    result = run_command(["copy-tasks", "lengths", *args, "--out", str(tmp_path / "mine")], cwd=tmp_path)
+    assert result.returncode == 2
+    assert message in result.stderr and "Traceback" not in result.stderr
+    assert not (tmp_path / "mine").exists()
+
+
+@pytest.mark.slow
+def test_tasks_at_new_lengths_run_through_lm_eval(tmp_path):
+    run_command(["copy-tasks", "lengths", "phonebook_copy", "60", "--out", str(tmp_path / "mine")], cwd=tmp_path)
+    result = run_command(
+        ["copy-tasks", "run", "--model", "ngram_copier", "--include_path", str(tmp_path / "mine"),
+         "--tasks", "phonebook_copy_60,phonebook_copy_tf_60", "--limit", "3", "--output_path", str(tmp_path / "out"),
+         "--log_samples"],
+        cwd=tmp_path,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    results, samples = read_results(tmp_path / "out")
+    assert results["results"]["phonebook_copy_60"]["exact_match,none"] == 1.0
+    assert results["results"]["phonebook_copy_tf_60"]["exact_match,none"] == 1.0
+    assert samples["phonebook_copy_60"][0]["doc"]["prompt"].count("\n") == 60 + 4
