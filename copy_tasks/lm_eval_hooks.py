@@ -2,8 +2,8 @@
 
 `build_dataset` is called by lm-eval as `fn(**metadata, **dataset_kwargs)`: the YAML
 `dataset_kwargs` fix the family, length and variant of a task; the metadata carries our
-`copy_tasks_*` options and the model args, from which the prompt lengths are counted so that
-no doc is silently truncated (see `overflow`).
+`copy_tasks_*` options (and the model args, which the docs do not depend on). Whether a doc
+fits the model is counted later, against the backend that runs it (`CopyTask`).
 """
 
 from __future__ import annotations
@@ -13,9 +13,7 @@ from typing import Any
 
 from copy_tasks.docs import generate_docs
 from copy_tasks.families import family_named, task_settings
-from copy_tasks.model_limits import model_limits
 from copy_tasks.options import LENGTH, OptionError
-from copy_tasks.overflow import count_overflow
 
 GENERATION = "generation"
 TEACHER_FORCED = "teacher_forced"
@@ -25,7 +23,7 @@ VARIANTS = (GENERATION, TEACHER_FORCED)
 def build_dataset(
     copy_tasks_family: str, copy_tasks_length: Any, copy_tasks_variant: str, **metadata: Any
 ) -> dict:
-    """The docs of one task as `{"test": datasets.Dataset}`."""
+    """The docs of one task, each with its generation budget, as `{"test": datasets.Dataset}`."""
     import datasets
 
     family = family_named(copy_tasks_family)
@@ -39,21 +37,13 @@ def build_dataset(
         raise OptionError(f"copy_tasks_variant={copy_tasks_variant!r}: allowed are {VARIANTS}")
     settings = task_settings(family, metadata)
     docs = generate_docs(family.name, length, settings.seed, settings.docs, settings.doc_options)
-    teacher_forced = copy_tasks_variant == TEACHER_FORCED
-    rows = count_overflow(
-        docs,
-        [family.generation_budget(doc) for doc in docs],
-        model_limits(metadata),
-        task=family.task_name(length, teacher_forced),
-        teacher_forced=teacher_forced,
-    )
+    rows = [dict(doc, generation_budget=family.generation_budget(doc)) for doc in docs]
     return {"test": datasets.Dataset.from_list(rows)}
 
 
 def process_generation(doc: dict, results: list[str]) -> dict[str, float]:
     """Metrics of one generated answer (lm-eval passes `[generation]`)."""
-    scores = family_named(doc["family"]).score_generation(results[0], doc)
-    return {**scores, "overflow": doc["overflow"]}
+    return family_named(doc["family"]).score_generation(results[0], doc)
 
 
 def process_teacher_forced(doc: dict, results: list[tuple[float, bool]]) -> dict[str, float]:
@@ -68,5 +58,4 @@ def process_teacher_forced(doc: dict, results: list[tuple[float, bool]]) -> dict
         "exact_match": float(is_greedy),
         "logprob": float(logprob),
         "bits_per_char": -float(logprob) / math.log(2) / len(doc["continuation"]),
-        "overflow": doc["overflow"],
     }

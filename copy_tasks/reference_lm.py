@@ -32,6 +32,8 @@ def _copier(prompt: str, unit: str, n: int | None) -> NgramCopier:
 class ReferenceLM(LM):
     """An analytic model: subclasses say how to generate and how to score a continuation."""
 
+    copy_tasks_reads_any_length = True  # no context limit: nothing overflows (backend_limits)
+
     def generate(self, prompt: str, until: list[str], budget: int) -> str:
         raise NotImplementedError
 

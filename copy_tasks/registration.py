@@ -8,7 +8,9 @@ Folders are deduplicated by resolved path, so if lm-eval ever indexes our folder
 `lm_eval.tasks` entry-point proposal) nothing is indexed twice.
 
 The same hook makes lm-eval's CLI check our `--metadata` options before it loads a model
-(`copy_tasks.cli_checks`).
+(`copy_tasks.cli_checks`), and hands the model object to our tasks before lm-eval builds their
+requests (wrapping `lm_eval.evaluator.evaluate`), so that they count what the backend that
+runs them cuts (`copy_tasks.lm_eval_task`), from the CLI and from Python alike.
 
 The wraps are installed by `copy_tasks.pth` at interpreter start, lazily: an import hook waits
 for `lm_eval.tasks._index` and `lm_eval.__main__` and patches them as they load, so Python processes that never import
@@ -28,6 +30,7 @@ from typing import Any
 
 INDEX_MODULE = "lm_eval.tasks._index"
 CLI_MODULE = "lm_eval.__main__"
+EVALUATOR_MODULE = "lm_eval.evaluator"
 AUTOREGISTER_ENV = "COPY_TASKS_AUTOREGISTER"
 _PATCHED = "_copy_tasks_patched"
 
@@ -88,7 +91,40 @@ def patch_cli(cli_module: Any) -> None:
         setattr(cli_module.cli_evaluate, _PATCHED, True)
 
 
-_PATCHES = {INDEX_MODULE: patch_task_index, CLI_MODULE: patch_cli}
+def bind_model_to_tasks(lm: Any, task_dict: Any) -> None:
+    """Give every copy-tasks task in lm-eval's (possibly nested) task dict the model object."""
+    from copy_tasks.lm_eval_task import CopyTask
+
+    pending = [task_dict]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, CopyTask):
+            item.bind_model(lm)
+        elif isinstance(item, dict):
+            pending.extend(item.values())
+
+
+def patch_evaluator(evaluator_module: Any) -> None:
+    """Wrap `lm_eval.evaluator.evaluate` so our tasks see the model first (idempotent)."""
+    import functools
+    import inspect
+
+    original = evaluator_module.evaluate
+    if getattr(original, _PATCHED, False):
+        return
+    signature = inspect.signature(original)
+
+    @functools.wraps(original)
+    def evaluate(*args, **kwargs):
+        arguments = signature.bind_partial(*args, **kwargs).arguments
+        bind_model_to_tasks(arguments.get("lm"), arguments.get("task_dict"))
+        return original(*args, **kwargs)
+
+    setattr(evaluate, _PATCHED, True)
+    evaluator_module.evaluate = evaluate
+
+
+_PATCHES = {INDEX_MODULE: patch_task_index, CLI_MODULE: patch_cli, EVALUATOR_MODULE: patch_evaluator}
 
 
 class _PatchWhenImported(importlib.abc.MetaPathFinder):

@@ -31,13 +31,17 @@ def phonebook_run(request, tiny_models, tmp_path_factory):
     return read_results(out), result.stderr
 
 
-def test_every_length_reports_exact_match_with_stderr(phonebook_run):
+def test_every_length_that_fits_reports_exact_match_with_stderr(phonebook_run):
     (results, _), _ = phonebook_run
     for task in TASKS:
         metrics = results["results"][task]
-        assert isinstance(metrics["exact_match,none"], float)
-        assert isinstance(metrics["exact_match_stderr,none"], float)
         assert results["n-samples"][task]["effective"] == 2
+        if metrics["overflow,none"] == 0.0:
+            assert isinstance(metrics["exact_match,none"], float)
+            assert isinstance(metrics["exact_match_stderr,none"], float)
+        else:  # a cut prompt gives no score
+            assert "exact_match,none" not in metrics
+    assert results["results"]["phonebook_copy_100"]["overflow,none"] == 0.0
     for group in ("phonebook_copy", "phonebook_copy_tf"):
         assert "exact_match,none" in results["results"][group]
 
@@ -63,16 +67,20 @@ def test_long_books_are_flagged_as_overflowing(phonebook_run):
     # The tiny models read 2048 tokens; 500 entries take about 6,000.
     for task in ("phonebook_copy_500", "phonebook_copy_1000", "phonebook_copy_tf_1000"):
         assert results["results"][task]["overflow,none"] == 1.0
+        assert results["configs"][task]["metadata"]["copy_tasks_overflow_docs"] == 2  # the docs that ran
     assert results["results"]["phonebook_copy_20"]["overflow,none"] == 0.0
-    assert "phonebook_copy_1000: 6 of 6 docs do not fit the context of 2048 tokens" in stderr
+    assert "phonebook_copy_1000: 2 of 2 docs do not fit the context of 2048 tokens" in stderr
 
 
 def test_generation_and_teacher_forced_verdicts_agree(phonebook_run):
     (_, samples), _ = phonebook_run
+    compared = 0
     for length in PHONEBOOK.lengths:
-        generated = {s["doc_id"]: s["exact_match"] for s in samples[f"phonebook_copy_{length}"]}
-        forced = {s["doc_id"]: s["exact_match"] for s in samples[f"phonebook_copy_tf_{length}"]}
+        generated = {s["doc_id"]: s.get("exact_match") for s in samples[f"phonebook_copy_{length}"]}
+        forced = {s["doc_id"]: s.get("exact_match") for s in samples[f"phonebook_copy_tf_{length}"]}
+        compared += sum(verdict is not None for verdict in generated.values())
         assert generated == forced
+    assert compared >= 10
 
 
 def test_global_num_fewshot_leaves_our_prompts_alone(tiny_models, tmp_path):

@@ -1,49 +1,224 @@
-"""No silent truncation: docs longer than the model's context are counted and reported."""
+"""No silent truncation: the backend that runs a task decides which docs overflow, and a doc
+reports overflow = 1 exactly when lm-eval cuts its prompt. Checked by recording what each
+backend really sends: `hf` (an LM object from Python, with and without a chat template),
+`local-completions` against a fake OpenAI-compatible server on localhost, and `vllm` with a
+stub engine; where the backend cannot say, overflow is NaN, the metadata says `unknown`, and
+one warning says why."""
 
 from __future__ import annotations
 
+import importlib.metadata
+import json
 import logging
 import math
+import shutil
+import sys
+import types
 
-from copy_tasks.budgets import MIN_GENERATION_TOKENS
-from copy_tasks.lm_eval_hooks import build_dataset
-from copy_tasks.model_limits import model_limits
+import lm_eval
+import pytest
+from fake_openai import FakeOpenAI
+from lm_eval.models.huggingface import HFLM
 
+import copy_tasks.reference_lm  # noqa: F401  (registers ngram_copier)
 
-def test_context_comes_from_model_args_then_config_then_default(tiny_models):
-    neox, mamba = str(tiny_models["gpt_neox"]), str(tiny_models["mamba"])
-    assert model_limits({"pretrained": neox, "max_length": 256}).context == 256
-    assert model_limits({"pretrained": neox}).context == 2048  # max_position_embeddings
-    # Mamba has no position limit: the tokenizer's model_max_length, as lm-eval does.
-    limits = model_limits({"pretrained": mamba})
-    assert (limits.context, limits.context_source) == (2048, "the tokenizer's model_max_length")
-    assert model_limits({}).tokenizer is None
-
-
-def test_tiny_model_with_max_length_256_overflows_on_100_entries(tiny_models, caplog):
-    metadata = {"pretrained": str(tiny_models["gpt_neox"]), "max_length": 256, "version": 1.0,
-                "copy_tasks_docs": 10}
-    with caplog.at_level(logging.WARNING, logger="copy_tasks"):
-        rows = build_dataset("phonebook_copy", 100, "generation", **metadata)["test"]
-    assert all(row["overflow"] == 1.0 and row["context_tokens"] == 256 for row in rows)
-    assert all(row["prompt_tokens"] + row["generation_budget"] > 256 for row in rows)
-    warning = caplog.text
-    assert "phonebook_copy_100: 10 of 10 docs do not fit the context of 256 tokens" in warning
-    assert "max_length" in warning
+PHONE_BOOKS = ["phonebook_copy_10", "phonebook_copy_20", "phonebook_copy_30"]
+SCORED = ["phonebook_copy_tf_10", "phonebook_copy_tf_20", "phonebook_copy_tf_30"]
+CONTEXT = 300  # tokens: 10-entry books fit, 30-entry ones do not, 20 entries are at the edge
 
 
-def test_short_books_fit(tiny_models):
-    metadata = {"pretrained": str(tiny_models["gpt_neox"]), "version": 1.0, "copy_tasks_docs": 10}
-    rows = build_dataset("phonebook_copy", 20, "teacher_forced", **metadata)["test"]
-    assert [row["overflow"] for row in rows] == [0.0] * 10
-    # " " + 10 digits is 11 bytes: at most 11 tokens; the budget is the authors' 50 tokens.
-    assert all(0 < row["answer_tokens"] <= 11 for row in rows)
-    assert all(row["generation_budget"] == MIN_GENERATION_TOKENS for row in rows)
+def evaluate(model, tasks, **kwargs) -> dict:
+    return lm_eval.simple_evaluate(model=model, tasks=tasks, limit=4, log_samples=True, **kwargs)
 
 
-def test_unknown_tokenizer_reports_nan_not_zero(caplog):
-    with caplog.at_level(logging.WARNING, logger="copy_tasks"):
-        rows = build_dataset("phonebook_copy", 20, "generation", version=1.0, copy_tasks_docs=2)["test"]
-    assert all(math.isnan(row["overflow"]) for row in rows)
-    assert all(row["generation_budget"] == MIN_GENERATION_TOKENS for row in rows)  # needs no tokenizer
-    assert "phonebook_copy_20: no tokenizer known" in caplog.text
+def overflow_of(results: dict, task: str) -> dict[int, float]:
+    return {sample["doc"]["index"]: sample["overflow"] for sample in results["samples"][task]}
+
+
+def sent_for(full: list[int], sent: list[list[int]]) -> list[int]:
+    """What the backend sent of a request whose whole encoding is `full`: the one recorded
+    token list that is a suffix of it."""
+    matches = [tokens for tokens in sent if tokens and full[-len(tokens):] == tokens]
+    assert len(matches) == 1, len(matches)
+    return matches[0]
+
+
+def assert_overflow_is_where_lm_eval_cut(results, tasks, encode, sent, scored_sends_last_token=False) -> None:
+    cut = {}
+    for task in tasks:
+        forced = "_tf_" in task
+        for sample in results["samples"][task]:
+            doc = sample["doc"]
+            full = encode(doc["prompt"])
+            if forced:  # a scored request sends context and continuation (a model: without the last token)
+                full = encode(doc["prompt"] + doc["continuation"])[: None if scored_sends_last_token else -1]
+            was_cut = len(sent_for(full, sent)) < len(full)
+            assert sample["overflow"] == float(was_cut), (task, doc["index"])
+            assert ("exact_match" in sample) == (not was_cut), (task, doc["index"])  # no score from a cut prompt
+            cut[(task, doc["index"])] = was_cut
+    assert any(cut.values()) and not all(cut.values())  # both kinds occurred
+
+
+class RecordingHFLM(HFLM):
+    """lm-eval's `hf`, recording the token ids it passes to the model."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.sent: list[list[int]] = []
+
+    def _model_generate(self, context, *args, **kwargs):
+        self.sent += [row[mask.bool()].tolist() for row, mask in zip(context, kwargs["attention_mask"])]
+        return super()._model_generate(context, *args, **kwargs)
+
+    def _model_call(self, inps, *args, **kwargs):
+        self.sent += inps.tolist()
+        return super()._model_call(inps, *args, **kwargs)
+
+
+@pytest.fixture(scope="module")
+def hf_run(tiny_models):
+    lm = RecordingHFLM(pretrained=str(tiny_models["gpt_neox"]), device="cpu", batch_size=1, max_length=CONTEXT)
+    return lm, evaluate(lm, ["phonebook_copy", *SCORED])
+
+
+def test_hf_docs_overflow_exactly_where_lm_eval_cuts_their_prompts(hf_run):
+    lm, results = hf_run
+    assert_overflow_is_where_lm_eval_cut(results, PHONE_BOOKS + SCORED, lm.tok_encode, lm.sent)
+
+
+def test_an_lm_object_from_python_records_its_model_and_the_docs_that_ran(hf_run):
+    _, results = hf_run
+    for task in PHONE_BOOKS + SCORED:
+        metadata = results["configs"][task]["metadata"]
+        assert metadata["copy_tasks_model_type"] == "gpt_neox"
+        assert (metadata["copy_tasks_context_tokens"], metadata["copy_tasks_context_source"]) == (
+            CONTEXT, "RecordingHFLM's max_length")
+        # --limit 4: the count is over the 4 docs that ran, not the task's 200
+        assert metadata["copy_tasks_overflow_docs"] == sum(overflow_of(results, task).values()) <= 4
+    assert results["results"]["phonebook_copy_30"]["overflow,none"] == 1.0
+
+
+def test_a_group_leaves_out_the_docs_and_lengths_that_overflowed(hf_run):
+    _, results = hf_run
+    scores = results["results"]
+    assert "exact_match,none" not in scores["phonebook_copy_30"]  # every doc cut: no score
+    assert "exact_match,none" in scores["phonebook_copy_10"]
+    scored = [scores[task]["exact_match,none"] for task in PHONE_BOOKS if "exact_match,none" in scores[task]]
+    assert scores["phonebook_copy"]["exact_match,none"] == pytest.approx(sum(scored) / len(scored))
+
+
+@pytest.fixture(scope="module")
+def chat_model(tiny_models, tmp_path_factory):
+    """The tiny GPT-NeoX with a chat template that wraps the prompt in 80 words of preamble."""
+    folder = tmp_path_factory.mktemp("chat") / "model"
+    shutil.copytree(tiny_models["gpt_neox"], folder)
+    config = json.loads((folder / "tokenizer_config.json").read_text())
+    preamble = " ".join(["Please read the following text with care."] * 10)
+    config["chat_template"] = (f"{preamble}\n{{% for m in messages %}}{{{{ m['content'] }}}}{{% endfor %}}"
+                               "{% if add_generation_prompt %} Answer:{% endif %}")
+    (folder / "tokenizer_config.json").write_text(json.dumps(config))
+    return folder
+
+
+def test_a_chat_templates_tokens_count_toward_the_context(chat_model):
+    plain = evaluate(RecordingHFLM(pretrained=str(chat_model), device="cpu", max_length=CONTEXT),
+                     ["phonebook_copy_10"])
+    assert set(overflow_of(plain, "phonebook_copy_10").values()) == {0.0}
+    lm = RecordingHFLM(pretrained=str(chat_model), device="cpu", max_length=CONTEXT)
+    templated = evaluate(lm, ["phonebook_copy_10", "phonebook_copy_20"], apply_chat_template=True)
+    assert set(overflow_of(templated, "phonebook_copy_10").values()) == {1.0}  # the preamble tips it over
+    for task in ("phonebook_copy_10", "phonebook_copy_20"):
+        for sample in templated["samples"][task]:
+            context = sample["arguments"][0][0]
+            assert context.startswith("Please read")
+            assert sample["overflow"] == float(len(sent_for(lm.tok_encode(context), lm.sent)) < len(lm.tok_encode(
+                context)))
+
+
+def test_local_completions_docs_overflow_exactly_where_lm_eval_cuts_their_prompts(tiny_models):
+    tokenizer = str(tiny_models["gpt_neox"])
+    with FakeOpenAI() as server:
+        results = evaluate("local-completions", PHONE_BOOKS + SCORED,
+                           model_args=f"model=tiny,base_url={server.url},tokenizer={tokenizer},max_length={CONTEXT}")
+    from transformers import AutoTokenizer
+
+    encode = AutoTokenizer.from_pretrained(tokenizer)
+    assert_overflow_is_where_lm_eval_cut(
+        results, PHONE_BOOKS + SCORED, lambda text: encode(text, add_special_tokens=False)["input_ids"],
+        server.prompts, scored_sends_last_token=True)
+    assert results["configs"]["phonebook_copy_10"]["metadata"]["copy_tasks_context_source"] == \
+        "LocalCompletionsAPI's max_length"
+
+
+def test_a_backend_that_sends_text_reports_unknown_with_one_warning(tiny_models, caplog):
+    with FakeOpenAI() as server, caplog.at_level(logging.WARNING, logger="copy_tasks"):
+        results = evaluate("local-completions", PHONE_BOOKS,
+                           model_args=f"model=tiny,base_url={server.url},tokenizer_backend=none")
+    assert all(isinstance(prompt, str) for prompt in server.prompts)
+    for task in PHONE_BOOKS:
+        assert math.isnan(results["results"][task]["overflow,none"])
+        assert results["configs"][task]["metadata"]["copy_tasks_overflow_docs"] == "unknown"
+    warnings = [record.getMessage() for record in caplog.records if "overflow is unknown" in record.getMessage()]
+    assert len(warnings) == 1 and "sends prompts as text" in warnings[0] and "tokenizer=" in warnings[0]
+
+
+@pytest.fixture
+def stub_vllm(monkeypatch):
+    """lm-eval's own `VLLM` class over a stub engine (vllm itself needs a GPU): the real
+    `max_length`, `tok_encode` and truncation code runs; the stub records what it is sent."""
+    stub = types.ModuleType("vllm")
+
+    class Params:
+        def __init__(self, **kwargs) -> None:
+            self.__dict__.update(kwargs)
+
+    stub.LLM, stub.SamplingParams, stub.TokensPrompt = object, Params, dict
+    lora, lora_request, tokenizers = (types.ModuleType(name) for name in (
+        "vllm.lora", "vllm.lora.request", "vllm.tokenizers"))
+    lora_request.LoRARequest, tokenizers.get_tokenizer = object, None
+    for name, module in (("vllm", stub), ("vllm.lora", lora), ("vllm.lora.request", lora_request),
+                         ("vllm.tokenizers", tokenizers)):
+        monkeypatch.setitem(sys.modules, name, module)
+    monkeypatch.delitem(sys.modules, "lm_eval.models.vllm_causallms", raising=False)
+    installed = importlib.metadata.version
+    monkeypatch.setattr(importlib.metadata, "version",
+                        lambda name: "0.8.0" if name == "vllm" else installed(name))
+    from lm_eval.models.vllm_causallms import VLLM
+
+    return VLLM
+
+
+def test_vllm_docs_overflow_exactly_where_lm_eval_cuts_their_prompts(tiny_models, stub_vllm):
+    from lm_eval.api.model import LM
+    from transformers import AutoTokenizer
+
+    lm = stub_vllm.__new__(stub_vllm)
+    LM.__init__(lm)
+    engine_config = types.SimpleNamespace(max_model_len=CONTEXT)  # what `--model_args max_model_len=` sets
+    lm.__dict__.update(
+        tokenizer=AutoTokenizer.from_pretrained(tiny_models["gpt_neox"]), _max_length=None, data_parallel_size=1,
+        model=types.SimpleNamespace(llm_engine=types.SimpleNamespace(model_config=engine_config)),
+        custom_prefix_token_id=None, add_bos_token=False, truncation_side="left", think_end_token=None,
+        batch_size=1, _max_gen_toks=256, lora_request=None,
+    )
+    sent = []
+
+    def generate(requests, generate, sampling_params, **kwargs):
+        sent.extend(list(tokens) for tokens in requests)
+        return [types.SimpleNamespace(outputs=[types.SimpleNamespace(text=" 6093237777")]) for _ in requests]
+
+    lm._model_generate = generate
+    results = evaluate(lm, PHONE_BOOKS)
+    assert_overflow_is_where_lm_eval_cut(results, PHONE_BOOKS, lm.tok_encode, sent)
+    assert results["configs"]["phonebook_copy_10"]["metadata"]["copy_tasks_context_tokens"] == CONTEXT
+
+
+def test_max_gen_toks_raises_budgets_never_lowers_them_and_is_recorded_as_sent():
+    results = evaluate("ngram_copier", ["phonebook_copy_10", "random_copy_50"], gen_kwargs="max_gen_toks=64")
+    sent = {task: {sample["arguments"][0][1]["max_gen_toks"] for sample in results["samples"][task]}
+            for task in ("phonebook_copy_10", "random_copy_50")}
+    # The phone book's 50 rises to 64; a 50-symbol copy needs 98 bytes (budget 100), kept.
+    assert sent == {"phonebook_copy_10": {64}, "random_copy_50": {100}}
+    for task, budgets in sent.items():
+        assert results["configs"][task]["metadata"]["copy_tasks_generation_budgets"] == sorted(budgets)
+        assert results["results"][task]["exact_match,none"] == 1.0
