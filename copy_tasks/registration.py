@@ -10,7 +10,7 @@ Folders are deduplicated by resolved path, so if lm-eval ever indexes our folder
 The same hook makes lm-eval's CLI check our `--metadata` options before it loads a model
 (`copy_tasks.cli_checks`), and hands the model object to our tasks before lm-eval builds their
 requests (wrapping `lm_eval.evaluator.evaluate`), so that they count what the backend that
-runs them cuts (`copy_tasks.lm_eval_task`), from the CLI and from Python alike.
+runs them cuts (`copy_tasks.harness.task`), from the CLI and from Python alike.
 
 The wraps are installed by `copy_tasks.pth` at interpreter start, lazily: an import hook waits
 for `lm_eval.tasks._index` and `lm_eval.__main__` and patches them as they load, so Python processes that never import
@@ -93,7 +93,7 @@ def patch_cli(cli_module: Any) -> None:
 
 def bind_model_to_tasks(lm: Any, task_dict: Any) -> None:
     """Give every copy-tasks task in lm-eval's (possibly nested) task dict the model object."""
-    from copy_tasks.lm_eval_task import CopyTask
+    from copy_tasks.harness.task import CopyTask
 
     pending = [task_dict]
     while pending:

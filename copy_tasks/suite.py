@@ -92,6 +92,11 @@ PRESETS = {
 }
 
 
+# Requests per batch for the pretrained models: generation batches by equal budgets, which
+# the budget ladder keeps few; on 2 CPU cores 8 decodes about 2.5x faster than 1.
+MODEL_BATCH_SIZE = 8
+
+
 @dataclass(frozen=True)
 class SuiteRun:
     """One lm-eval run: a model, its backend and model args, the tasks and the doc count."""
@@ -101,6 +106,7 @@ class SuiteRun:
     model_args: str
     tasks: tuple[str, ...]
     docs: int | None
+    batch_size: int = 1
 
 
 def _tasks(lengths: dict[str, tuple[int, ...]], teacher_forced: bool) -> tuple[str, ...]:
@@ -122,7 +128,8 @@ def plan(preset_name: str, models: tuple[str, ...] | None = None) -> list[SuiteR
             continue
         for lengths, teacher_forced, docs in ((preset.generation, False, preset.generation_docs),
                                               (preset.teacher_forced, True, preset.teacher_forced_docs)):
-            runs.append(SuiteRun(model, "hf_fast", f"pretrained={model}", _tasks(lengths, teacher_forced), docs))
+            runs.append(SuiteRun(model, "hf_fast", f"pretrained={model}", _tasks(lengths, teacher_forced), docs,
+                                 MODEL_BATCH_SIZE))
     return runs
 
 
@@ -140,7 +147,7 @@ def _link_model(name: str, models_dir: Path) -> None:
 def _lm_eval_command(run: SuiteRun, results_dir: Path) -> list[str]:
     command = [sys.executable, "-m", "copy_tasks", "run", "--model", run.backend,
                "--tasks", ",".join(run.tasks), "--output_path", str(results_dir / run.label),
-               "--batch_size", "1"]
+               "--batch_size", str(run.batch_size)]
     if run.model_args:
         command += ["--model_args", run.model_args, "--device", "cpu", "--log_samples"]
     if run.docs is not None:

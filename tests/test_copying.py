@@ -10,7 +10,7 @@ from text_corpus import DOCUMENT_WORDS, write_corpus
 from copy_tasks.copying import LETTERS, dup_ngram_alphabet, score_copy
 from copy_tasks.docs import generate_docs
 from copy_tasks.families import FAMILIES, task_settings
-from copy_tasks.lm_eval_hooks import build_dataset
+from copy_tasks.harness.yaml_functions import build_dataset
 from copy_tasks.options import OptionError
 from copy_tasks.text_sources import TextSourceError, load_documents
 

@@ -6,7 +6,7 @@ import pytest
 from conftest import run_command
 
 from copy_tasks.families import FAMILIES, task_settings
-from copy_tasks.lm_eval_hooks import build_dataset
+from copy_tasks.harness.yaml_functions import build_dataset
 from copy_tasks.options import OptionError
 
 

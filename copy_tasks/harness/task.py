@@ -43,7 +43,7 @@ def docs_fingerprint(docs) -> str:
 
 
 class CopyTask(ConfigurableTask):
-    """Named by `class: !function copy_tasks.lm_eval_task.CopyTask` in our task templates."""
+    """Named by `class: !function copy_tasks.harness.task.CopyTask` in our task templates."""
 
     def __init__(self, config: dict | None = None, **kwargs) -> None:
         config = {key: value for key, value in (config or {}).items() if key != "class"}

@@ -1,0 +1,1 @@
+"""The harness layer: everything that touches lm-eval (task class, YAML functions)."""
