@@ -64,6 +64,40 @@ def test_architecture_and_flags_come_from_the_run(tmp_path):
     assert row["flags"] == 'limit=3;gen_kwargs={"temperature": 0.7};chat_template'
 
 
+def test_a_users_max_gen_toks_is_shown_as_the_budgets_really_sent(tmp_path):
+    path = write_results(tmp_path / "in", "gemma", {"random_copy_50": {"exact_match": 1.0}},
+                         config={"model": "hf", "model_args": {}, "gen_kwargs": "max_gen_toks=64,temperature=0"})
+    data = json.loads(path.read_text())
+    data["configs"]["random_copy_50"]["metadata"]["copy_tasks_generation_budgets"] = [100]
+    path.write_text(json.dumps(data))
+    build_leaderboard([tmp_path / "in"], tmp_path / "out")
+    (row,) = read_rows(tmp_path / "out")
+    assert row["flags"] == 'max_gen_toks_sent=100;gen_kwargs={"temperature": "0"}'
+
+
+def test_predict_only_results_are_left_out_with_a_note(tmp_path):
+    write_results(tmp_path / "in", "gemma", {"phonebook_copy_20": {"bypass": 999, "bypass_stderr": "N/A"}})
+    write_results(tmp_path / "in", "smollm", {"phonebook_copy_20": {"exact_match": 0.5}}, date="2026-11-02T10:00:00")
+    report = build_leaderboard([tmp_path / "in"], tmp_path / "out")
+    assert [row["model"] for row in read_rows(tmp_path / "out")] == ["smollm"]
+    assert [problem.message for problem in report.problems] == [
+        "holds predictions only (lm-eval --predict_only: no scores); left out"]
+    assert report.skipped_files == []
+
+
+def test_lengths_that_overflowed_are_left_out_of_the_summary_and_named(tmp_path):
+    write_results(tmp_path / "in", "pythia", {
+        "phonebook_copy_20": {"exact_match": 1.0, "overflow": 0.0},
+        "phonebook_copy_50": {"exact_match": 0.8, "overflow": 0.0},
+        "phonebook_copy_100": {"exact_match": 0.0, "overflow": 0.5},  # scores of the docs that fit
+        "phonebook_copy_200": {"overflow": 1.0},  # every doc cut: no score at all
+    })
+    build_leaderboard([tmp_path / "in"], tmp_path / "out")
+    summary = (tmp_path / "out" / "summary.md").read_text()
+    auc = area_under_curve([(20, 1.0), (50, 0.8)])
+    assert f"| pythia | transformer | 50 / {auc:.2f} (20-50); overflow at 100, 200 |" in summary
+
+
 def test_a_rerun_with_one_more_file_adds_its_rows_and_changes_no_other(tmp_path):
     write_results(tmp_path / "a", "gemma", GEMMA_SCORES, date="2026-11-01T10:00:00")
     write_results(tmp_path / "a", "smollm", GEMMA_SCORES, date="2026-11-02T10:00:00")

@@ -26,7 +26,8 @@ HYBRID_TYPES = frozenset({
     "jamba", "zamba", "zamba2", "bamba", "falcon_h1", "granitemoehybrid", "nemotron_h",
     "recurrent_gemma", "lfm2", "hymba", "qwen3_next", "minimax",
 })
-SKIPPED_RESULT_KEYS = ("alias", "name", "sample_len", "samples")
+SKIPPED_RESULT_KEYS = ("alias", "name", "sample_len", "samples", "sample_count")
+PREDICT_ONLY_METRIC = "bypass"  # what lm-eval reports for --predict_only runs
 
 
 @dataclass(frozen=True)
@@ -115,13 +116,30 @@ def _samples(path: Path, task: str) -> tuple[list[dict] | None, Problem | None]:
         return None, Problem(str(samples), f"is not valid JSON lines ({error}); n taken from the results file")
 
 
-def _flags(data: dict, n_shot: Any) -> str:
+def _gen_kwargs(value: Any) -> dict:
+    """lm-eval's recorded `--gen_kwargs`: a dict, or the command line's `k=v,k=v` string."""
+    if isinstance(value, dict):
+        return value
+    if isinstance(value, str) and value.strip():
+        pairs = (item.partition("=") for item in value.split(","))
+        return {key.strip(): raw.strip() for key, _, raw in pairs if key.strip()}
+    return {}
+
+
+def _flags(data: dict, n_shot: Any, metadata: dict) -> str:
+    """What made a run differ from the tasks' defaults. A user's `max_gen_toks` is shown as the
+    budgets our task really sent (it only raises budgets), when the task recorded them."""
     config = data.get("config") or {}
     flags = []
     if config.get("limit") is not None:
         flags.append(f"limit={config['limit']}")
-    if config.get("gen_kwargs"):
-        flags.append("gen_kwargs=" + json.dumps(config["gen_kwargs"], sort_keys=True))
+    gen_kwargs = dict(_gen_kwargs(config.get("gen_kwargs")))
+    sent = metadata.get("copy_tasks_generation_budgets")
+    if "max_gen_toks" in gen_kwargs and isinstance(sent, list) and sent:
+        del gen_kwargs["max_gen_toks"]
+        flags.append("max_gen_toks_sent=" + "|".join(str(budget) for budget in sent))
+    if gen_kwargs:
+        flags.append("gen_kwargs=" + json.dumps(gen_kwargs, sort_keys=True))
     if data.get("chat_template") or data.get("chat_template_sha"):
         flags.append("chat_template")
     if n_shot not in (None, 0, "0"):
@@ -144,6 +162,8 @@ def rows_from_file(path: Path) -> tuple[list[dict], list[Problem]]:
     if not ours:
         tasks = ", ".join(sorted(data["results"])) or "none"
         return [], [Problem(str(path), f"has no copy-tasks task (its tasks: {tasks}); skipped", skipped=True)]
+    if all(any(key.startswith(PREDICT_ONLY_METRIC + ",") for key in data["results"][task]) for task in ours):
+        return [], [Problem(str(path), "holds predictions only (lm-eval --predict_only: no scores); left out")]
 
     rows: list[dict] = []
     problems: list[Problem] = []
@@ -193,12 +213,12 @@ def rows_from_file(path: Path) -> tuple[list[dict], list[Problem]]:
             "n": n if n is not None else "",
             "overflow_docs": metadata.get("copy_tasks_overflow_docs", ""),
             "date": date,
-            "flags": _flags(data, (data.get("n-shot") or {}).get(task)),
+            "flags": _flags(data, (data.get("n-shot") or {}).get(task), metadata),
             "source_file": path.name,
         }
         values = data["results"][task]
         for key in sorted(values):
-            if key in SKIPPED_RESULT_KEYS or "_stderr," in key:
+            if key in SKIPPED_RESULT_KEYS or "_stderr," in key or key.startswith(PREDICT_ONLY_METRIC + ","):
                 continue
             metric, _, metric_filter = key.partition(",")
             value, stderr = values[key], values.get(f"{metric}_stderr,{metric_filter}")

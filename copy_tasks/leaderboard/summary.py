@@ -8,6 +8,8 @@ Per model and family, on exact match against length:
   shorter length the model ran passes too); `<L` when it already fails at the shortest length L;
 - AUC: the area under exact match against log length, divided by the log-length span, so 1.0
   means perfect at every length; over the lengths the model ran, which the table states.
+Lengths at which any doc overflowed (the backend cut its prompt; `overflow` above 0) are left
+out of both and of the plots, and named in the cell.
 
     >>> effective_length([(20, 1.0), (50, 0.6), (100, 0.4), (200, 0.7)])
     50
@@ -44,12 +46,25 @@ def latest_runs(rows: list[dict]) -> tuple[list[dict], list[str]]:
     return kept, notes
 
 
+def overflowed(rows: list[dict], family: str, variant: str) -> dict[str, set[int]]:
+    """model -> the lengths of a family and variant at which some doc overflowed."""
+    found = defaultdict(set)
+    for row in rows:
+        if (row["family"], row["variant"], row["metric"]) == (family, variant, "overflow") and row["value"] != "" \
+                and float(row["value"]) > 0:
+            found[row["model"]].add(int(row["length"]))
+    return found
+
+
 def curves(rows: list[dict], family: str, variant: str, metric: str) -> dict[str, list[tuple[int, float, float]]]:
-    """model -> [(length, value, stderr)] sorted by length; missing values left out, missing
-    stderr as 0."""
+    """model -> [(length, value, stderr)] sorted by length; missing values and lengths that
+    overflowed left out, missing stderr as 0."""
+    cut = overflowed(rows, family, variant)
     found = defaultdict(list)
     for row in rows:
         if (row["family"], row["variant"], row["metric"]) != (family, variant, metric) or row["value"] == "":
+            continue
+        if int(row["length"]) in cut[row["model"]]:
             continue
         stderr = float(row["stderr"]) if row["stderr"] else 0.0
         found[row["model"]].append((int(row["length"]), float(row["value"]), stderr))
@@ -76,11 +91,22 @@ def area_under_curve(points: list[tuple[int, float]]) -> float:
     return area / (math.log(points[-1][0]) - math.log(points[0][0]))
 
 
-def _cell(points: list[tuple[int, float, float]]) -> str:
+def _cell(points: list[tuple[int, float, float]], cut: set[int]) -> str:
+    """`effective / AUC (lengths)`, then the lengths that overflowed, if any.
+
+    >>> _cell([(10, 1.0, 0.0), (20, 0.4, 0.1)], {50, 100})
+    '10 / 0.70 (10-20); overflow at 50, 100'
+    >>> _cell([], {10})
+    'overflow at 10'
+    """
+    overflow = "overflow at " + ", ".join(map(str, sorted(cut))) if cut else ""
+    if not points:
+        return overflow
     pairs = [(length, value) for length, value, _ in points]
     effective = effective_length(pairs)
     shown = str(effective) if effective is not None else f"<{pairs[0][0]}"
-    return f"{shown} / {area_under_curve(pairs):.2f} ({pairs[0][0]}-{pairs[-1][0]})"
+    cell = f"{shown} / {area_under_curve(pairs):.2f} ({pairs[0][0]}-{pairs[-1][0]})"
+    return cell + ("; " + overflow if overflow else "")
 
 
 def summary_table(rows: list[dict], variant: str) -> str | None:
@@ -89,12 +115,14 @@ def summary_table(rows: list[dict], variant: str) -> str | None:
     if not families:
         return None
     by_family = {name: curves(rows, name, variant, SUMMARY_METRIC) for name in families}
-    models = sorted({model for family_curves in by_family.values() for model in family_curves})
+    cut = {name: overflowed(rows, name, variant) for name in families}
+    models = sorted({model for name in families for model in (*by_family[name], *cut[name])})
     architecture = {row["model"]: row["architecture"] for row in rows}
     header = ["model", "architecture", *[f"{name} ({FAMILIES[name].unit})" for name in families]]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for model in models:
-        cells = [_cell(by_family[name][model]) if model in by_family[name] else "-" for name in families]
+        cells = [_cell(by_family[name].get(model, []), cut[name].get(model, set()))
+                 if model in by_family[name] or model in cut[name] else "-" for name in families]
         name = model.replace("|", "\\|")
         lines.append("| " + " | ".join([name, architecture.get(model, ""), *cells]) + " |")
     return "\n".join(lines)
@@ -110,7 +138,8 @@ def summary_markdown(rows: list[dict], plot_files: list[str], notes: list[str]) 
         "",
         f"Cells: effective length / AUC (lengths run). Effective length: the longest length up to "
         f"which exact match stays at or above {THRESHOLD:.0%}; `<L`: already below at the shortest. "
-        "AUC: area under exact match against log length, divided by the log-length span.",
+        "AUC: area under exact match against log length, divided by the log-length span. "
+        "Lengths where the backend cut some prompt (overflow) are left out of both and named.",
     ]
     for variant in VARIANTS:
         table = summary_table(rows, variant)
