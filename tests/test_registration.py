@@ -91,3 +91,14 @@ def test_wheel_ships_task_configs_and_the_pth_file(tmp_path):
     assert "copy_tasks/task_configs/phonebook_copy/phonebook_copy_1000.yaml" in names
     assert "copy_tasks/task_configs/_generation_template_yaml" in names
     assert "copy_tasks/data/census1990_last.tsv.gz" in names
+
+
+def test_an_editable_wheel_carries_the_start_up_hook_and_no_package_folder(tmp_path):
+    """pip uninstall of an editable install must leave no `copy_tasks/` folder behind (it would
+    import as an empty namespace package)."""
+    build = "import sys; from hatchling.build import build_editable; print(build_editable(sys.argv[1]))"
+    name = subprocess.run([sys.executable, "-c", build, str(tmp_path)], cwd=ROOT, check=True, capture_output=True,
+                          text=True).stdout.strip().splitlines()[-1]
+    names = zipfile.ZipFile(tmp_path / name).namelist()
+    assert "copy_tasks.pth" in names
+    assert not [member for member in names if member.startswith("copy_tasks/")]
