@@ -7,11 +7,14 @@
    agreement (`bench_tf_vs_generation.py` alone runs every length, 1000 included);
 4. the leaderboard builder on 1,000 results files;
 5. the authors' protocol against our generation and teacher-forced variants and against one
-   forward pass, on Gemma 3 270M and a tiny model (phone-book and c4_copy, 3 lengths each).
+   forward pass, on Gemma 3 270M and a tiny model (phone-book and c4_copy, 3 lengths each);
+6. batching: generation with the budget ladder against per-doc budgets at batch 1 and 16, and
+   `hf_fast` teacher forcing at batch 1 and 16, on a tiny model.
 """
 
 import logging
 
+import bench_batching
 import bench_generation
 import bench_leaderboard
 import bench_protocols
@@ -30,3 +33,5 @@ if __name__ == "__main__":
     bench_leaderboard.main([])
     print()
     bench_protocols.main([])
+    print()
+    bench_batching.main([])
