@@ -1,0 +1,24 @@
+"""The GPU check script runs end to end (on the CPU here, as a smoke run), so it is ready for a
+maintainer's GPU."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import offline_env
+
+SCRIPT = Path(__file__).resolve().parent.parent / "benchmarks" / "gpu_check.py"
+
+
+@pytest.mark.slow
+def test_gpu_check_smoke_run_on_the_cpu(tmp_path):
+    result = subprocess.run(
+        [sys.executable, str(SCRIPT), "--device", "cpu", "--models", "gpt_neox", "--dtypes", "bfloat16",
+         "--batch-sizes", "1,4", "--docs", "1"],
+        cwd=tmp_path, env=offline_env(), capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    assert "gpu check passed" in result.stdout
+    assert "gpt_neox  hf_fast  bfloat16       4" in result.stdout
