@@ -52,9 +52,9 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     logging.getLogger("lm_eval").setLevel(logging.ERROR)
     import copy_tasks  # noqa: F401  (registers our tasks with lm-eval)
-    from copy_tasks.families import Family
-    from copy_tasks.fast_hf import FastLoglikelihoodHFLM
-    from copy_tasks.tiny_models import build_tiny_model
+    from copy_tasks.models.fast_hf import FastLoglikelihoodHFLM
+    from copy_tasks.models.tiny_models import build_tiny_model
+    from copy_tasks.probes.family import Family
 
     folder = build_tiny_model("gpt_neox", Path(tempfile.mkdtemp()) / "tiny")
     print(f"## Batching (tiny GPT-NeoX, {', '.join(TASKS)}, {args.docs} docs each)")

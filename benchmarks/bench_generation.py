@@ -14,10 +14,10 @@ import argparse
 import time
 from pathlib import Path
 
-from copy_tasks.docs import generate_docs
-from copy_tasks.families import FAMILIES
-from copy_tasks.options import SourceOption
-from copy_tasks.text_sources import load_documents
+from copy_tasks.probes.doc_sets import generate_docs
+from copy_tasks.probes.families import FAMILIES
+from copy_tasks.probes.options import SourceOption
+from copy_tasks.probes.text_sources import load_documents
 
 TARGET_SECONDS_PER_FAMILY = 1.0
 TARGET_SECONDS_SUITE = 2.0

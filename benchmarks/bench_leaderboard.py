@@ -19,8 +19,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from leaderboard_fixtures import write_results  # noqa: E402
 
-from copy_tasks.families import FAMILIES  # noqa: E402
-from copy_tasks.leaderboard.build import build_leaderboard  # noqa: E402
+from copy_tasks.probes.families import FAMILIES  # noqa: E402
+from copy_tasks.report.build import build_leaderboard  # noqa: E402
 
 TARGET_SECONDS = 10.0
 

@@ -31,7 +31,7 @@ from pathlib import Path
 import torch
 from bench_tf_vs_generation import ModelClock, run_task
 
-from copy_tasks.families import FAMILIES
+from copy_tasks.probes.families import FAMILIES
 
 DEFAULT_TEXT = Path("/usr/share/common-licenses/GPL-3")
 LENGTHS = {"phonebook_copy": (20, 50, 100), "c4_copy": (25, 50, 100)}
@@ -73,8 +73,8 @@ def forward_pass_limit(lm, docs: list[dict]) -> float:
 
 
 def _model_folder(name: str, scratch: Path) -> Path:
-    from copy_tasks.real_models import MODELS, prepare
-    from copy_tasks.tiny_models import build_tiny_model
+    from copy_tasks.models.real_models import MODELS, prepare
+    from copy_tasks.models.tiny_models import build_tiny_model
 
     if name == "tiny":
         return build_tiny_model("gpt_neox", scratch / "tiny")
@@ -85,7 +85,7 @@ def bench_model(name: str, docs: int, text: str, scratch: Path) -> list[dict]:
     from lm_eval.models.huggingface import HFLM
 
     from copy_tasks import task_manager
-    from copy_tasks.fast_hf import FastLoglikelihoodHFLM
+    from copy_tasks.models.fast_hf import FastLoglikelihoodHFLM
 
     folder = _model_folder(name, scratch)
     manager = task_manager(metadata={"copy_tasks_docs": docs, "pretrained": str(folder),

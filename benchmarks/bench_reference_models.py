@@ -12,7 +12,7 @@ import time
 def main() -> None:
     import lm_eval
 
-    import copy_tasks.reference_lm  # noqa: F401  (registers the reference models)
+    import copy_tasks.models.reference_lm  # noqa: F401  (registers the reference models)
     from copy_tasks import task_manager
 
     print("## Reference models: full default sweeps of copy_tasks_offline through lm-eval")

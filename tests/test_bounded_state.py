@@ -8,9 +8,9 @@ import json
 import pytest
 from conftest import read_results, run_command, source_options
 
-from copy_tasks.bounded_state import LETTER_BITS, MIN_BITS, BoundedStateReader, StateOverflow
-from copy_tasks.docs import generate_docs
-from copy_tasks.families import FAMILIES
+from copy_tasks.models.bounded_state import LETTER_BITS, MIN_BITS, BoundedStateReader, StateOverflow
+from copy_tasks.probes.doc_sets import generate_docs
+from copy_tasks.probes.families import FAMILIES
 
 BITS_50 = 276  # the published B: 50 letters at 4.70 bits and room for control
 

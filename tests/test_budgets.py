@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 from conftest import source_options
 
-from copy_tasks.budgets import MIN_GENERATION_TOKENS, generation_budget
-from copy_tasks.docs import generate_docs
-from copy_tasks.families import FAMILIES
+from copy_tasks.probes.budgets import MIN_GENERATION_TOKENS, generation_budget
+from copy_tasks.probes.doc_sets import generate_docs
+from copy_tasks.probes.families import FAMILIES
 
 
 def test_hand_worked_budgets():

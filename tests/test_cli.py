@@ -10,8 +10,8 @@ import zipfile
 import pytest
 from conftest import offline_env, read_results, run_command
 
-from copy_tasks import real_models
-from copy_tasks.families import FAMILIES
+from copy_tasks.models import real_models
+from copy_tasks.probes.families import FAMILIES
 
 
 def test_list_prints_every_family_with_unit_lengths_and_docs(tmp_path):

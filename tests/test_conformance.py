@@ -11,12 +11,13 @@ import lm_eval
 import pytest
 from conftest import read_results, run_command, source_options
 
-import copy_tasks.scripted_lm  # noqa: F401  (registers `scripted`)
-from copy_tasks import copying
-from copy_tasks.conformance import STYLES, verdict_table, write_answer_key
-from copy_tasks.docs import generate_docs
-from copy_tasks.families import FAMILIES, Family, parse_task_name
-from copy_tasks.tiny_models import build_tokenizer
+import copy_tasks.models.scripted_lm  # noqa: F401  (registers `scripted`)
+from copy_tasks.models.tiny_models import build_tokenizer
+from copy_tasks.probes import copying
+from copy_tasks.probes.conformance import STYLES, verdict_table, write_answer_key
+from copy_tasks.probes.doc_sets import generate_docs
+from copy_tasks.probes.families import FAMILIES, c4_copy, c4_copy_shuffled, dup_ngram_copy, parse_task_name, random_copy
+from copy_tasks.probes.family import Family
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = 3
@@ -88,8 +89,9 @@ def test_the_battery_catches_the_old_answer_tokens_plus_4_budget(battery, monkey
 
 def test_the_battery_catches_the_old_blank_line_continuation(battery, monkeypatch):
     copy_doc = copying.copy_doc
-    monkeypatch.setattr(copying, "copy_doc", lambda words: copy_doc(words) | {
-        "continuation": copy_doc(words)["continuation"] + "\n\n"})
+    for family_module in (c4_copy, c4_copy_shuffled, dup_ngram_copy, random_copy):
+        monkeypatch.setattr(family_module, "copy_doc", lambda words: copy_doc(words) | {
+            "continuation": copy_doc(words)["continuation"] + "\n\n"})
     generate_docs.cache_clear()
     try:
         got, expected = verdicts(battery, "eos"), expected_verdicts(battery, "eos")

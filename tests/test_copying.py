@@ -7,12 +7,14 @@ from collections import Counter
 import pytest
 from text_corpus import DOCUMENT_WORDS, write_corpus
 
-from copy_tasks.copying import LETTERS, dup_ngram_alphabet, score_copy
-from copy_tasks.docs import generate_docs
-from copy_tasks.families import FAMILIES, task_settings
 from copy_tasks.harness.yaml_functions import build_dataset
-from copy_tasks.options import OptionError
-from copy_tasks.text_sources import TextSourceError, load_documents
+from copy_tasks.probes.copying import score_copy
+from copy_tasks.probes.doc_sets import generate_docs
+from copy_tasks.probes.families import FAMILIES, task_settings
+from copy_tasks.probes.families.dup_ngram_copy import dup_ngram_alphabet
+from copy_tasks.probes.families.random_copy import LETTERS
+from copy_tasks.probes.options import OptionError
+from copy_tasks.probes.text_sources import TextSourceError, load_documents
 
 
 @pytest.fixture(scope="module")

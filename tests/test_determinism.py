@@ -9,11 +9,11 @@ import sys
 import pytest
 from conftest import source_options
 
-from copy_tasks.docs import generate_docs
-from copy_tasks.families import FAMILIES
+from copy_tasks.probes.doc_sets import generate_docs
+from copy_tasks.probes.families import FAMILIES
 
 HASH_DOCS = (
-    "import hashlib, json, sys; from copy_tasks.docs import generate_docs; "
+    "import hashlib, json, sys; from copy_tasks.probes.doc_sets import generate_docs; "
     "options = tuple(json.loads(sys.argv[3])); "
     "docs = generate_docs(sys.argv[1], int(sys.argv[2]), 3, 20, tuple(map(tuple, options))); "
     "print(hashlib.sha256(json.dumps(docs, sort_keys=True).encode()).hexdigest())"

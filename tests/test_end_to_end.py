@@ -8,8 +8,8 @@ import pytest
 from conftest import read_results, run_command
 from text_corpus import write_corpus
 
-from copy_tasks.docs import generate_docs
-from copy_tasks.families import FAMILIES
+from copy_tasks.probes.doc_sets import generate_docs
+from copy_tasks.probes.families import FAMILIES
 
 PHONEBOOK = FAMILIES["phonebook_copy"]
 TASKS = [PHONEBOOK.task_name(n, tf) for tf in (False, True) for n in PHONEBOOK.lengths]

@@ -6,9 +6,9 @@ import pytest
 from lm_eval.api.instance import Instance
 from lm_eval.models.huggingface import HFLM
 
-from copy_tasks.banded_attention import BANDED_SDPA
-from copy_tasks.docs import generate_docs
-from copy_tasks.fast_hf import FastLoglikelihoodHFLM
+from copy_tasks.models.banded_attention import BANDED_SDPA
+from copy_tasks.models.fast_hf import FastLoglikelihoodHFLM
+from copy_tasks.probes.doc_sets import generate_docs
 
 
 def requests():

@@ -9,9 +9,9 @@ import os
 import pytest
 from leaderboard_fixtures import write_results
 
-from copy_tasks.leaderboard import table
-from copy_tasks.leaderboard.build import build_leaderboard, main
-from copy_tasks.leaderboard.summary import area_under_curve, effective_length
+from copy_tasks.report import table
+from copy_tasks.report.build import build_leaderboard, main
+from copy_tasks.report.summary import area_under_curve, effective_length
 
 GEMMA_SCORES = {
     "phonebook_copy_20": {"exact_match": 0.9, "exact_match_stderr": 0.1},

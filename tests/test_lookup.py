@@ -6,10 +6,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from copy_tasks.docs import generate_docs
-from copy_tasks.families import FAMILIES
-from copy_tasks.lookup import draw_instance, occurs_once, score_lookup
-from copy_tasks.seeding import doc_rng
+from copy_tasks.probes.doc_sets import generate_docs
+from copy_tasks.probes.families import FAMILIES
+from copy_tasks.probes.lookup import draw_instance, occurs_once, score_lookup
+from copy_tasks.probes.seeding import doc_rng
 
 LENGTHS = FAMILIES["lookup_suffix"].lengths
 NATURAL = (("key_length", 4), ("answer_length", 4), ("fmt", "natural"))

@@ -9,10 +9,10 @@ import pytest
 from conftest import COPY_FAMILIES, read_results, run_command, source_options
 from text_corpus import write_corpus
 
-from copy_tasks.answers import EPSILON
-from copy_tasks.docs import generate_docs
-from copy_tasks.families import FAMILIES
-from copy_tasks.ngram_copier import NgramCopier
+from copy_tasks.models.answers import EPSILON
+from copy_tasks.models.ngram_copier import NgramCopier
+from copy_tasks.probes.doc_sets import generate_docs
+from copy_tasks.probes.families import FAMILIES
 
 
 def verdicts(family: str, docs, **copier) -> list[tuple[float, bool]]:

@@ -20,7 +20,7 @@ import pytest
 from fake_openai import FakeOpenAI
 from lm_eval.models.huggingface import HFLM
 
-import copy_tasks.reference_lm  # noqa: F401  (registers ngram_copier)
+import copy_tasks.models.reference_lm  # noqa: F401  (registers ngram_copier)
 
 PHONE_BOOKS = ["phonebook_copy_10", "phonebook_copy_20", "phonebook_copy_30"]
 SCORED = ["phonebook_copy_tf_10", "phonebook_copy_tf_20", "phonebook_copy_tf_30"]

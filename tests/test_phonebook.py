@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from copy_tasks.docs import generate_docs
-from copy_tasks.families import FAMILIES
-from copy_tasks.phonebook import make_phonebook_doc, score_generation
-from copy_tasks.seeding import doc_rng
+from copy_tasks.probes.doc_sets import generate_docs
+from copy_tasks.probes.families import FAMILIES
+from copy_tasks.probes.families.phonebook_copy import make_phonebook_doc, score_generation
+from copy_tasks.probes.seeding import doc_rng
 
 
 def book_lines(doc: dict) -> list[str]:

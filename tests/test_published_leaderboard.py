@@ -6,7 +6,7 @@ import csv
 import re
 from pathlib import Path
 
-from copy_tasks.leaderboard.build import build_leaderboard
+from copy_tasks.report.build import build_leaderboard
 from copy_tasks.suite import OFFLINE_FAMILIES
 
 PUBLISHED = Path(__file__).resolve().parents[1] / "leaderboard"

@@ -7,12 +7,13 @@ import sys
 import zipfile
 from pathlib import Path
 
+import pytest
 import yaml
 
 import copy_tasks
-from copy_tasks import task_yamls
-from copy_tasks.families import FAMILIES
-from copy_tasks.registration import task_config_dir, with_our_tasks
+from copy_tasks.harness import task_yamls
+from copy_tasks.harness.registration import task_config_dir, with_our_tasks
+from copy_tasks.probes.families import FAMILIES
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -38,22 +39,6 @@ def test_generated_yamls_are_up_to_date():
     assert task_yamls.stale_files(task_config_dir()) == []
 
 
-def test_yaml_constants_match_the_python_defaults():
-    for family in FAMILIES.values():
-        folder = task_config_dir() / task_yamls.family_folder(family)
-        generation, forced = (
-            yaml.load((folder / task_yamls.template_name(family, tf)).read_text(), Loader=yaml.SafeLoader)
-            for tf in (False, True)
-        )
-        assert "max_gen_toks" not in generation["generation_kwargs"]  # set per doc by CopyTask
-        assert tuple(generation["generation_kwargs"]["until"]) == family.stop_sequences
-        expected = {"copy_tasks_docs": family.default_docs, "copy_tasks_seed": 1234}
-        expected |= {option.key: option.default for option in family.options}
-        for config in (generation, forced):
-            assert {k: v for k, v in config["metadata"].items() if k != "version"} == expected
-        assert (folder / "README.md").is_file()
-
-
 def test_our_folder_goes_right_after_the_builtin_one_and_only_once(tmp_path):
     builtin, user = tmp_path / "lm_eval_tasks", tmp_path / "mine"
     ours = task_config_dir()
@@ -74,13 +59,14 @@ def test_task_manager_api_includes_our_tasks_and_user_tasks(tmp_path):
     assert Path(index["phonebook_copy_20"].yaml_path).is_relative_to(task_config_dir())
 
 
-def test_autoregistration_can_be_switched_off():
-    probe = ("import sys, copy_tasks.registration as r; "
-             "print(any(isinstance(f, r._PatchWhenImported) for f in sys.meta_path))")
-    run = lambda env: subprocess.run([sys.executable, "-c", probe], env=env, text=True,  # noqa: E731
-                                     capture_output=True, check=True).stdout.strip()
-    assert run({"COPY_TASKS_AUTOREGISTER": "0"}) == "False"
-    assert run({}) == "True"
+@pytest.mark.parametrize(("value", "on"), [("0", False), ("false", False), ("No", False), (" off ", False),
+                                           ("1", True), (None, True)])
+def test_autoregistration_can_be_switched_off(value, on):
+    probe = ("import sys, copy_tasks._autoregister as hook; "
+             "print(any(isinstance(f, hook.PatchWhenImported) for f in sys.meta_path))")
+    env = {} if value is None else {"COPY_TASKS_AUTOREGISTER": value}
+    result = subprocess.run([sys.executable, "-c", probe], env=env, text=True, capture_output=True, check=True)
+    assert result.stdout.strip() == str(on)
 
 
 def test_wheel_ships_task_configs_and_the_pth_file(tmp_path):
@@ -90,7 +76,7 @@ def test_wheel_ships_task_configs_and_the_pth_file(tmp_path):
     assert "copy_tasks.pth" in names
     assert "copy_tasks/task_configs/phonebook_copy/phonebook_copy_1000.yaml" in names
     assert "copy_tasks/task_configs/_generation_template_yaml" in names
-    assert "copy_tasks/data/census1990_last.tsv.gz" in names
+    assert "copy_tasks/probes/data/census1990_last.tsv.gz" in names
 
 
 def test_an_editable_wheel_carries_the_start_up_hook_and_no_package_folder(tmp_path):

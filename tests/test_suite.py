@@ -8,7 +8,7 @@ import csv
 import pytest
 from conftest import run_command
 
-from copy_tasks.families import parse_task_name
+from copy_tasks.probes.families import parse_task_name
 from copy_tasks.suite import OFFLINE_FAMILIES, plan
 
 

@@ -1,13 +1,13 @@
 """Our lm-eval task class: a `ConfigurableTask` that budgets each doc and sees what the backend cuts.
 
 - Budgets. lm-eval gives every doc of a task the same `max_gen_toks`; ours carry their own
-  (`generation_budget`, from `copy_tasks.budgets`), which this class puts into each request,
+  (`generation_budget`, from `copy_tasks.probes.budgets`), which this class puts into each request,
   raised to the user's `--gen_kwargs max_gen_toks=N` where that is larger (never lowered). The
   budgets really sent are recorded.
 - Overflow. The registration hook hands the task the model object that will run it
   (`bind_model`) before lm-eval builds the requests; each request's context (the exact text
   lm-eval sends, chat template included) is counted as that backend encodes it against the
-  context it keeps (`copy_tasks.backend_limits`). A doc the backend would cut reports only
+  context it keeps (`copy_tasks.harness.backend_limits`). A doc the backend would cut reports only
   `overflow` = 1, never a score, so a group's mean and the leaderboard leave it out; when that
   cannot be known, `overflow` is NaN and one warning says why.
 - Records. A fingerprint of the docs, the overflow count over the docs that ran (or
@@ -25,8 +25,8 @@ import math
 from lm_eval.api.task import ConfigurableTask
 
 from copy_tasks import __version__
-from copy_tasks.backend_limits import BackendLimits, backend_limits, log, model_type_of, warn_once
-from copy_tasks.real_models import prepared_source
+from copy_tasks.harness.backend_limits import BackendLimits, backend_limits, log, warn_once
+from copy_tasks.harness.model_info import model_type_of, prepared_source
 
 NOT_BOUND = BackendLimits(None, None, "", unknown=(
     "copy-tasks did not see the model object that runs its tasks (lm-eval's evaluate was not "

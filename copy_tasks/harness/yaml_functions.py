@@ -11,13 +11,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from copy_tasks.docs import generate_docs
-from copy_tasks.families import family_named, task_settings
-from copy_tasks.options import LENGTH, OptionError
-
-GENERATION = "generation"
-TEACHER_FORCED = "teacher_forced"
-VARIANTS = (GENERATION, TEACHER_FORCED)
+from copy_tasks.probes.doc_sets import generate_docs
+from copy_tasks.probes.families import family_named, task_settings
+from copy_tasks.probes.family import VARIANTS
+from copy_tasks.probes.options import LENGTH, OptionError
 
 
 def build_dataset(

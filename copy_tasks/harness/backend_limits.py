@@ -1,0 +1,113 @@
+"""What the backend that runs a task keeps of a prompt, read from the live lm-eval model.
+
+lm-eval cuts an over-long context from the left, with at most a log line, and the cut depends
+on the backend: its tokenizer, its context (`max_length`, vLLM's `max_model_len`, an API
+model's `max_length`), and for generation the budget it keeps free. A recall probe scored on a
+cut prompt is a silent zero, so our tasks count every request's context as the backend that
+runs it will encode it (chat template included: the task counts the context lm-eval built),
+against the context that backend keeps. The registration hook hands each task the model object
+before lm-eval builds its requests (`copy_tasks.harness.registration`), from the CLI and from Python.
+
+Every backend keeps max_length - max_gen_toks tokens of a generation's context; of a scored
+context plus continuation it keeps the last
+- max_length + 1 tokens: `hf`, `hf_fast`, `mamba_ssm` (an `hf` subclass);
+- max_length - 1 tokens: `vllm` (`max_model_len`), and any other model with `tok_encode` and
+  `max_length` (the strictest rule, assumed);
+- max_length - 1 tokens of its `max_length` (2048 unless given): API models
+  (`local-completions`, `local-chat-completions`, `openai-completions`, ...) with tokenized
+  requests (a tokenizer backend, the default); with `tokenized_requests=False` or no tokenizer
+  lm-eval sends text, and the server's context cannot be seen: unknown.
+- the reference and scripted models read any length: nothing overflows.
+- anything else: unknown. Unknown is never reported as 0: the overflow metric is NaN, the
+  results' metadata says `unknown`, and one warning says why.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from copy_tasks.harness.lm_eval_internals import unwrap_model
+
+log = logging.getLogger("copy_tasks")
+
+UNBOUNDED_MARKER = "copy_tasks_reads_any_length"  # class attribute of models without a context
+
+
+@dataclass(frozen=True)
+class BackendLimits:
+    """How a backend counts tokens and how many it keeps of a generation's context plus budget
+    (`context`) and of a scored context plus continuation (`scored_context`); `unknown` says
+    why they cannot be known. `context` None with `unknown` None: no limit."""
+
+    count: Callable[[str], int] | None
+    context: int | None
+    source: str
+    unknown: str | None = None
+    scored_context: int | None = None  # default: `context`
+
+    def overflows(self, context_text: str, continuation: str | None = None, budget: int = 0) -> float:
+        """1.0 if the backend cuts this request, 0.0 if not, NaN if that cannot be known.
+
+        A generation (`budget` new tokens) is cut when its context and budget exceed the
+        context; a scored continuation when context and continuation do.
+
+        >>> words = BackendLimits(lambda text: len(text.split()), 10, "a test", scored_context=11)
+        >>> words.overflows("a b c", budget=7), words.overflows("a b c", budget=8)
+        (0.0, 1.0)
+        >>> words.overflows("a b c", " d e f g h i j k"), words.overflows("a b c", " d e f g h i j k l")
+        (0.0, 1.0)
+        >>> BackendLimits(None, None, "", unknown="no tokenizer").overflows("a")
+        nan
+        """
+        if self.unknown is not None:
+            return float("nan")
+        if self.context is None:
+            return 0.0
+        if continuation is not None:
+            return float(self.count(context_text + continuation) > (self.scored_context or self.context))
+        return float(self.count(context_text) + budget > self.context)
+
+
+def _is(lm, class_name: str) -> bool:
+    return any(cls.__name__ == class_name for cls in type(lm).__mro__)
+
+
+def backend_limits(lm) -> BackendLimits:
+    """The limits of a live lm-eval model object (see the module docstring)."""
+    lm = unwrap_model(lm)
+    name = type(lm).__name__
+    if getattr(lm, UNBOUNDED_MARKER, False):
+        return BackendLimits(None, None, f"{name} reads any length")
+    if hasattr(lm, "tokenized_requests"):  # lm-eval's API models (TemplateAPI)
+        if not lm.tokenized_requests or getattr(lm, "tokenizer", None) is None:
+            return BackendLimits(None, None, name, unknown=(
+                f"{name} sends prompts as text (no tokenizer, or tokenized_requests=False), so the "
+                "server's context cannot be seen; pass tokenizer=<its HF tokenizer> and "
+                "max_length=<the server's context> in --model_args to have lm-eval count and cut "
+                "prompts itself, and copy-tasks report any that do not fit"))
+        add_bos = bool(getattr(lm, "add_bos_token", False))
+        return BackendLimits(lambda text: len(lm.tok_encode(text, add_special_tokens=add_bos)), int(lm.max_length),
+                             f"{name}'s max_length")
+    if callable(getattr(lm, "tok_encode", None)) and hasattr(lm, "max_length"):
+        try:
+            context = int(lm.max_length)
+        except Exception as error:  # a backend property that could not resolve its context
+            return BackendLimits(None, None, name, unknown=f"{name}'s max_length could not be read ({error})")
+        scored = context + 1 if _is(lm, "HFLM") else context - 1
+        return BackendLimits(lambda text: len(lm.tok_encode(text)), context, f"{name}'s max_length",
+                             scored_context=scored)
+    return BackendLimits(None, None, name, unknown=(
+        f"the model object ({name}) has no tok_encode and max_length, so copy-tasks cannot tell "
+        "which prompts it cuts"))
+
+
+_WARNED: set[str] = set()
+
+
+def warn_once(message: str) -> None:
+    """Log a warning once per process."""
+    if message not in _WARNED:
+        _WARNED.add(message)
+        log.warning("copy-tasks: %s", message)

@@ -1,0 +1,74 @@
+"""Every name of lm-eval's that copy-tasks relies on and lm-eval does not promise to keep.
+
+lm-eval 0.4 has no plugin interface, so a few of its internals are wrapped or subclassed; they
+are named here and nowhere else, and `tests/test_lm_eval_contract.py` asserts that each exists
+with the signature we use, so an lm-eval upgrade that moves one fails in one named place:
+
+- `lm_eval.tasks._index.TaskIndex.build(paths, ...)`: the task index; we add our folder.
+- `lm_eval.config.evaluate_config.EvaluatorConfig.process_tasks(self, metadata)`: every
+  command-line run (`lm_eval`, `python -m lm_eval`, `copy-tasks run`, `--config` files) builds
+  its tasks here, after merging `--model_args` into `self.metadata` and before loading a model;
+  we check our options first.
+- `lm_eval.evaluator.evaluate(lm, task_dict, ...)`: we hand our tasks the model first.
+- `lm_eval.models.huggingface.HFLM._loglikelihood_tokens(requests, disable_tqdm, override_bs)`
+  and `HFLM._batch_scheduler`, with `lm_eval.models.utils.Collator`: `hf_fast` replaces the
+  first and batches as `hf` does.
+- `lm_eval.api.model.CachingLM.lm` (`--use_cache` wraps the model) and vLLM's `_config`.
+
+This module is imported at interpreter start (by the start-up hook): it imports nothing.
+"""
+
+from __future__ import annotations
+
+INDEX_MODULE = "lm_eval.tasks._index"
+CONFIG_MODULE = "lm_eval.config.evaluate_config"
+EVALUATOR_MODULE = "lm_eval.evaluator"
+PATCHED_MODULES = (INDEX_MODULE, CONFIG_MODULE, EVALUATOR_MODULE)
+
+
+def task_index_class(index_module):
+    return index_module.TaskIndex
+
+
+def evaluator_config_class(config_module):
+    return config_module.EvaluatorConfig
+
+
+def unwrap_model(lm):
+    """The model inside lm-eval's request cache wrapper (`--use_cache`), or `lm` itself."""
+    return getattr(lm, "lm", lm) if type(lm).__name__ == "CachingLM" else lm
+
+
+def hf_config(lm):
+    """The HF config of a live model: `hf` and its subclasses' `config`, vLLM's `_config`."""
+    return getattr(lm, "config", None) or getattr(lm, "_config", None)
+
+
+_SCORED_TOKENS_HFLM = None
+
+
+def scored_tokens_hflm():
+    """lm-eval's `HFLM` whose token-level loglikelihood (its `_loglikelihood_tokens`) is the
+    subclass's `score_token_requests(requests, disable_tqdm, override_bs)`."""
+    global _SCORED_TOKENS_HFLM
+    if _SCORED_TOKENS_HFLM is None:
+        from lm_eval.models.huggingface import HFLM
+
+        class ScoredTokensHFLM(HFLM):
+            def _loglikelihood_tokens(self, requests, disable_tqdm: bool = False, override_bs=None):
+                return self.score_token_requests(requests, disable_tqdm, override_bs)
+
+        _SCORED_TOKENS_HFLM = ScoredTokensHFLM
+    return _SCORED_TOKENS_HFLM
+
+
+def batched(lm, requests, sort_key, override_bs=None):
+    """(the reordering, its batches) of token-level requests, as `hf` batches them: by
+    `--batch_size`, or by lm-eval's automatic batch sizes for `auto`. The results of the
+    batches, in order, go back through `reordering.get_original(results)`."""
+    from lm_eval.models.utils import Collator
+
+    reordering = Collator(requests, sort_fn=sort_key)
+    automatic = lm.batch_size == "auto" and not override_bs
+    size = override_bs or (0 if automatic else lm.batch_size)
+    return reordering, reordering.get_batched(n=size, batch_fn=lm._batch_scheduler if automatic else None)

@@ -1,0 +1,159 @@
+"""How lm-eval finds our tasks without `--include_path`, checks our options before a model
+loads, and hands our tasks the model that runs them.
+
+lm-eval 0.4.x has no plugin mechanism: `TaskManager` indexes `lm_eval/tasks/**.yaml` plus
+`--include_path`. The start-up hook (`copy_tasks._autoregister`, run by `copy_tasks.pth` in
+every interpreter of the environment) waits for three lm-eval modules to be imported and then
+patches them (the names are in `lm_eval_internals`):
+- `TaskIndex.build`: our folder is indexed right after lm-eval's built-in tasks, so a user's
+  `--include_path` still comes last and still wins; folders are deduplicated by resolved path,
+  so if lm-eval ever indexes our folder itself (the `lm_eval.tasks` entry-point proposal)
+  nothing is indexed twice;
+- `EvaluatorConfig.process_tasks`: a command-line run checks our options and data sources
+  before it loads a model (`copy_tasks.harness.cli_checks`);
+- `evaluator.evaluate`: our tasks see the model object before lm-eval builds their requests,
+  so that they count what that backend cuts (`copy_tasks.harness.task`), from the CLI and from
+  Python alike.
+A patch that fails (an lm-eval that renamed what we wrap) leaves that module untouched and
+logs one warning saying so.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import logging
+import sys
+from pathlib import Path
+from typing import Any
+
+from copy_tasks.harness import lm_eval_internals as internals
+
+log = logging.getLogger("copy_tasks")
+_PATCHED = "_copy_tasks_patched"
+
+
+def task_config_dir() -> Path:
+    """The folder of our task YAMLs: inside the installed wheel, or beside a source checkout."""
+    package = Path(__file__).resolve().parent.parent
+    packaged = package / "task_configs"
+    return packaged if packaged.is_dir() else package.parent / "task_configs"
+
+
+def with_our_tasks(paths: list[Path], builtin_dir: Path) -> list[Path]:
+    """Insert our folder right after lm-eval's built-in one and drop repeated folders.
+
+    >>> with_our_tasks([Path("/lm/tasks"), Path("/mine")], Path("/lm/tasks"))[1] == task_config_dir()
+    True
+    """
+    ours = task_config_dir().resolve()
+    builtin = builtin_dir.resolve()
+    wanted: list[Path] = []
+    for path in paths:
+        wanted.append(path)
+        if Path(path).resolve() == builtin:
+            wanted.append(ours)
+    unique: list[Path] = []
+    seen: set[Path] = set()
+    for path in wanted:
+        key = Path(path).resolve()
+        if key not in seen:
+            seen.add(key)
+            unique.append(path)
+    return unique
+
+
+def _wrap_once(owner: Any, name: str, make_wrapper, as_static: bool = False) -> None:
+    original = getattr(owner, name)
+    if getattr(original, _PATCHED, False):
+        return
+    wrapper = functools.wraps(original)(make_wrapper(original))
+    setattr(wrapper, _PATCHED, True)
+    setattr(owner, name, staticmethod(wrapper) if as_static else wrapper)
+
+
+def patch_task_index(index_module: Any) -> None:
+    """Wrap `TaskIndex.build` so that our folder is indexed (idempotent)."""
+    builtin_dir = Path(index_module.__file__).parent
+    _wrap_once(internals.task_index_class(index_module), "build",
+               lambda build: lambda paths, *args, **kwargs: build(with_our_tasks(list(paths), builtin_dir),
+                                                                  *args, **kwargs),
+               as_static=True)
+
+
+def patch_option_checks(config_module: Any) -> None:
+    """Wrap `EvaluatorConfig.process_tasks` so that a run checks our options first (idempotent)."""
+    from copy_tasks.harness.cli_checks import check_or_exit
+
+    def make(process_tasks):
+        def checked(self, metadata=None, *args, **kwargs):
+            check_or_exit(metadata or self.metadata or {}, self.tasks)
+            return process_tasks(self, metadata, *args, **kwargs)
+
+        return checked
+
+    _wrap_once(internals.evaluator_config_class(config_module), "process_tasks", make)
+
+
+def bind_model_to_tasks(lm: Any, task_dict: Any) -> None:
+    """Give every copy-tasks task in lm-eval's (possibly nested) task dict the model object."""
+    from copy_tasks.harness.task import CopyTask
+
+    pending = [task_dict]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, CopyTask):
+            item.bind_model(lm)
+        elif isinstance(item, dict):
+            pending.extend(item.values())
+
+
+def patch_evaluator(evaluator_module: Any) -> None:
+    """Wrap `evaluator.evaluate` so that our tasks see the model first (idempotent)."""
+    signature = inspect.signature(evaluator_module.evaluate)
+
+    def make(evaluate):
+        def evaluate_with_our_tasks_bound(*args, **kwargs):
+            arguments = signature.bind_partial(*args, **kwargs).arguments
+            bind_model_to_tasks(arguments.get("lm"), arguments.get("task_dict"))
+            return evaluate(*args, **kwargs)
+
+        return evaluate_with_our_tasks_bound
+
+    _wrap_once(evaluator_module, "evaluate", make)
+
+
+PATCHES = {internals.INDEX_MODULE: patch_task_index, internals.CONFIG_MODULE: patch_option_checks,
+           internals.EVALUATOR_MODULE: patch_evaluator}
+
+
+def patch(module: Any) -> None:
+    """Patch one imported lm-eval module; if that fails, leave it as it is and say so once."""
+    try:
+        PATCHES[module.__name__](module)
+    except Exception as error:  # an lm-eval whose internals moved: never break lm-eval itself
+        log.warning("copy-tasks: could not hook into %s (%s: %s); it is left as lm-eval made it. Our tasks "
+                    "still run with --include_path %s, and copy-tasks run checks nothing before the model "
+                    "loads.", module.__name__, type(error).__name__, error, task_config_dir())
+
+
+def install() -> None:
+    """Patch the lm-eval modules already imported, and the others as they are imported."""
+    from copy_tasks._autoregister import install_watcher
+
+    for name in PATCHES:
+        if name in sys.modules:
+            patch(sys.modules[name])
+    install_watcher()
+
+
+def task_manager(**kwargs: Any):
+    """An lm-eval `TaskManager` that includes our tasks, for `lm_eval.simple_evaluate`.
+
+    Works whether or not the start-up hook is switched on:
+    `simple_evaluate(model=..., tasks=["phonebook_copy"], task_manager=task_manager())`.
+    """
+    install()
+    from lm_eval.tasks import TaskManager
+
+    return TaskManager(**kwargs)

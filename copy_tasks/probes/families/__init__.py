@@ -1,0 +1,82 @@
+"""The family table: every module of this package declares one family (`register(Family(...))`).
+
+Importing the package imports each of its modules, so a new family is one new module here (and
+its README folder in task_configs/); the table, `copy-tasks list`, the YAMLs and the tests pick
+it up. This is also where a task name is parsed and a task's options are read.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from copy_tasks.probes.family import GENERATION, REGISTRY, TEACHER_FORCED, Family
+from copy_tasks.probes.options import DOCS, RECORDED_KEYS, SEED, Option, parse_present
+
+for _module in sorted(pkgutil.iter_modules(__path__), key=lambda module: module.name):
+    importlib.import_module(f"{__name__}.{_module.name}")
+
+FAMILIES: dict[str, Family] = REGISTRY  # name -> family; grows as family modules register
+TASK_NAME = re.compile(r"^(?P<family>.+?)(?P<tf>_tf)?_(?P<length>\d+)$")
+
+
+def family_named(name: str) -> Family:
+    try:
+        return FAMILIES[name]
+    except KeyError:
+        raise KeyError(f"unknown family {name!r}; families are {', '.join(FAMILIES)}") from None
+
+
+def parse_task_name(name: str) -> tuple[str, str, int] | None:
+    """(family, variant, length) of one of our task names, or None for any other task: the
+    inverse of `Family.task_name`.
+
+    >>> parse_task_name("c4_copy_shuffled_tf_200")
+    ('c4_copy_shuffled', 'teacher_forced', 200)
+    >>> parse_task_name("arc_easy") is None
+    True
+    """
+    match = TASK_NAME.match(name)
+    if not match or match["family"] not in FAMILIES:
+        return None
+    return match["family"], TEACHER_FORCED if match["tf"] else GENERATION, int(match["length"])
+
+
+def user_options() -> dict[str, Option]:
+    """Every option a user may pass in `--metadata`, by key."""
+    options: dict[str, Option] = {SEED.key: SEED, DOCS.key: DOCS}
+    for family in FAMILIES.values():
+        options.update((option.key, option) for option in family.options)
+    return options
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The data settings of one task: seed, doc count and the family's own options."""
+
+    seed: int
+    docs: int
+    doc_options: tuple[tuple[str, Any], ...]  # (argument, value), hashable for caching
+
+
+def task_settings(family: Family, metadata: Mapping[str, Any]) -> Settings:
+    """Validate the merged metadata of a task and fill in defaults; what our task class
+    recorded in the metadata of an earlier build (`RECORDED_KEYS`) is not an option and is
+    passed over.
+
+    >>> task_settings(FAMILIES["lookup_suffix"], {"copy_tasks_seed": 3, "copy_tasks_lookup_format": "paper"})
+    Settings(seed=3, docs=200, doc_options=(('key_length', 4), ('answer_length', 4), ('fmt', 'paper')))
+    """
+    given = parse_present({key: value for key, value in metadata.items() if key not in RECORDED_KEYS},
+                          user_options())
+    return Settings(
+        seed=given.get(SEED.key, SEED.default),
+        docs=given.get(DOCS.key, family.default_docs),
+        doc_options=tuple(
+            (option.argument, given.get(option.key, option.default)) for option in family.options
+        ),
+    )

@@ -1,0 +1,125 @@
+"""`phonebook_copy`: find one person's number in a book read once.
+
+Follows the authors' protocol (PROTOCOLS.md): entry lines `{First} {Last}: {10 digits}` with
+a first digit of 6-9, the book joined by newlines, a blank line, two example lines copied
+from the book, a blank line, then the query name and a colon; as there, the query entry is
+never one of the two examples. Unlike the authors' script, names and numbers are unique within
+a book, so every query has exactly one answer.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from copy_tasks.probes.family import Family, against_target, register
+from copy_tasks.probes.names import draw_full_names
+
+DIGITS = 10
+
+
+def _unique(draw, rng: np.random.Generator, count: int) -> list[str]:
+    """`count` distinct values from `draw(rng, k)`, keeping first occurrences in draw order."""
+    chosen = dict.fromkeys(draw(rng, count))
+    while len(chosen) < count:
+        chosen.update(dict.fromkeys(draw(rng, count - len(chosen))))
+    return list(chosen)[:count]
+
+
+def _draw_numbers(rng: np.random.Generator, count: int) -> list[str]:
+    """Uniform 10-digit numbers whose first digit is 6-9."""
+    return list(map(str, rng.integers(6 * 10 ** (DIGITS - 1), 10**DIGITS, size=count).tolist()))
+
+
+def make_phonebook_doc(rng: np.random.Generator, entries: int) -> dict:
+    """One phone-book doc with `entries` lines (at least 3: two examples and the query).
+
+    >>> from copy_tasks.probes.seeding import doc_rng
+    >>> doc = make_phonebook_doc(doc_rng("phonebook_copy", "1.0", 3, 1234, 0), 3)
+    >>> print(doc["prompt"])
+    John Hark: 8202035267
+    Evelyn Karam: 8025602519
+    Pamela Cookson: 9838041787
+    <BLANKLINE>
+    John Hark: 8202035267
+    Evelyn Karam: 8025602519
+    <BLANKLINE>
+    Pamela Cookson:
+    >>> doc["target"], doc["continuation"], doc["query_position"]
+    ('9838041787', ' 9838041787', 2)
+    """
+    if entries < 3:
+        raise ValueError(f"a phone book needs at least 3 entries (2 examples + query), got {entries}")
+    names = _unique(draw_full_names, rng, entries)
+    numbers = _unique(_draw_numbers, rng, entries)
+    lines = list(map(": ".join, zip(names, numbers)))
+    query = int(rng.integers(entries))
+    others = rng.choice(entries - 1, size=2, replace=False)
+    examples = [int(i) + int(i >= query) for i in others]
+    prompt = (
+        "\n".join(lines)
+        + "\n\n"
+        + "\n".join(lines[i] for i in examples)
+        + "\n\n"
+        + f"{names[query]}:"
+    )
+    return {
+        "prompt": prompt,
+        "target": numbers[query],
+        "continuation": f" {numbers[query]}",
+        "query_position": query,
+        "query_depth": query / (entries - 1),
+        "example_positions": examples,
+    }
+
+
+def generated_answer(generation: str) -> str:
+    """The authors' reading of a generation: the text before its first newline, stripped.
+
+    >>> generated_answer(" 6093237777\\nAnn Lee: 7")
+    '6093237777'
+    """
+    return generation.split("\n", 1)[0].strip()
+
+
+def leading_digits_right(answer: str, target: str) -> int:
+    """How many leading characters of `answer` equal the gold digits (partial credit).
+
+    >>> leading_digits_right("609-323-7777", "6093237777")
+    3
+    """
+    count = 0
+    for got, want in zip(answer, target):
+        if got != want:
+            break
+        count += 1
+    return count
+
+
+def score_generation(generation: str, target: str) -> dict[str, float]:
+    """exact_match (the authors' rule) and prefix_match (fraction of leading digits right).
+
+    >>> score_generation(" 6093237777\\n", "6093237777")
+    {'exact_match': 1.0, 'prefix_match': 1.0}
+    >>> score_generation("609-323-7777", "6093237777")
+    {'exact_match': 0.0, 'prefix_match': 0.3}
+    """
+    answer = generated_answer(generation)
+    return {
+        "exact_match": float(answer == target),
+        "prefix_match": leading_digits_right(answer, target) / len(target),
+    }
+
+
+FAMILY = register(Family(
+    name="phonebook_copy",
+    unit="entries",
+    # Dense around the paper's crossover (Pythia-410M overtakes Mamba-2.8B at about 70 entries;
+    # Mamba is below 20% by 100).
+    lengths=(10, 20, 30, 50, 70, 100, 150, 200, 300, 500, 1000),
+    default_docs=200,
+    min_length=3,
+    needs_download=False,
+    make_doc=make_phonebook_doc,
+    score_generation=against_target(score_generation),
+    stop_sequences=("\n",),
+))

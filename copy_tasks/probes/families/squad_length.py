@@ -1,0 +1,23 @@
+"""`squad_length`: a question on a SQuAD v2 paragraph, binned by the paragraph's length (words)."""
+
+from __future__ import annotations
+
+from copy_tasks.probes.family import Family, register
+from copy_tasks.probes.squad import BIN_EDGES, SQUAD_SOURCE, make_squad_docs
+from copy_tasks.probes.squad_scoring import score_squad
+
+FAMILY = register(Family(
+    name="squad_length",
+    unit="words",
+    lengths=BIN_EDGES,
+    default_docs=100,
+    min_length=1,
+    needs_download=True,
+    make_doc=None,
+    score_generation=lambda generation, doc: score_squad(generation, doc["answers"]),
+    stop_sequences=("\n",),
+    partial_credit=("f1",),
+    options=(SQUAD_SOURCE,),
+    make_docs=make_squad_docs,
+    answers=lambda doc: tuple(" " + answer for answer in doc["answers"]),
+))

@@ -1,0 +1,84 @@
+"""What a probe family declares, and the registry its declaration enters.
+
+Each module of `copy_tasks.probes.families` declares its family once, with `register(Family(...))`:
+unit, lengths, doc count, options, generator, scorer, stop sequences, metrics and versions.
+Everything else is derived from that declaration: the family table (`copy-tasks list`), the
+task YAMLs (`copy_tasks.harness.task_yamls`), the option checks and the family-contract tests.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from copy_tasks.probes.budgets import generation_budget
+from copy_tasks.probes.options import Option
+
+TEACHER_FORCED_SUFFIX = "_tf"
+GENERATION = "generation"
+TEACHER_FORCED = "teacher_forced"
+VARIANTS = (GENERATION, TEACHER_FORCED)
+
+
+@dataclass(frozen=True)
+class Family:
+    """One probe family. Task `<name>_<length>`, teacher-forced task `<name>_tf_<length>`."""
+
+    name: str
+    unit: str
+    lengths: tuple[int, ...]
+    default_docs: int
+    min_length: int
+    needs_download: bool
+    make_doc: Callable[..., dict] | None  # (rng, length, **options) -> doc
+    score_generation: Callable[[str, dict], dict[str, float]]  # (generation, doc) -> metrics
+    stop_sequences: tuple[str, ...]  # the generation's `until`
+    # The generation metrics besides `exact_match` (its partial credit), in the order reported.
+    partial_credit: tuple[str, ...] = ("prefix_match",)
+    # Families with the same data key draw identical random data for doc i, and share a
+    # folder (and README) in task_configs/.
+    data_key: str = ""
+    options: tuple[Option, ...] = field(default_factory=tuple)
+    # Families that select docs from a dataset instead of drawing each one:
+    # (length, seed, count, **options) -> up to `count` docs. Their lengths are fixed bins.
+    make_docs: Callable[..., list[dict]] | None = None
+    # The answers the generation scorer accepts, as the model would write them after the
+    # prompt; the generation budget fits the longest (see `copy_tasks.probes.budgets`).
+    answers: Callable[[dict], Sequence[str]] = lambda doc: (doc["continuation"],)
+    # The version of the data: doc i is drawn from (family, data_version, length, seed, i).
+    # Bumped only when the docs change, never for a change of prompt handling or scoring
+    # alone, which bumps `task_version`, the lm-eval task version (see the family's README).
+    data_version: str = "1.0"
+    task_version: str = "2.0"
+
+    def task_name(self, length: int, teacher_forced: bool = False) -> str:
+        return f"{self.name}{TEACHER_FORCED_SUFFIX if teacher_forced else ''}_{length}"
+
+    def generation_budget(self, doc: dict) -> int:
+        """New tokens that fit every answer the scorer accepts, in any segmentation."""
+        return generation_budget(self.answers(doc))
+
+    @property
+    def seed_key(self) -> str:
+        return self.data_key or self.name
+
+    @property
+    def folder(self) -> str:
+        """Its folder in task_configs/: families that share their data share a folder."""
+        return self.data_key or self.name
+
+
+def against_target(score: Callable[[str, str], dict[str, float]]) -> Callable[[str, dict], dict[str, float]]:
+    """A family's scorer from a function of (generation, the doc's target)."""
+    return lambda generation, doc: score(generation, doc["target"])
+
+
+REGISTRY: dict[str, Family] = {}
+
+
+def register(family: Family) -> Family:
+    """Enter a family into the table (`copy_tasks.probes.families.FAMILIES`); returns it."""
+    if REGISTRY.get(family.name, family) is not family:
+        raise ValueError(f"a family named {family.name!r} is already registered")
+    REGISTRY[family.name] = family
+    return family

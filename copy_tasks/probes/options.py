@@ -1,0 +1,137 @@
+"""The options a user may set through lm-eval's `--metadata`, validated before use.
+
+`--metadata` is global to a run and is merged with `--model_args`, so every key of ours is
+namespaced with `copy_tasks_`; keys without the prefix belong to someone else and are ignored.
+An unknown `copy_tasks_` key is an error, so a typo never silently runs the defaults.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+PREFIX = "copy_tasks_"
+# Set per task in the YAML `dataset_kwargs`, never by the user.
+TASK_KEYS = ("copy_tasks_family", "copy_tasks_length", "copy_tasks_variant")
+# Recorded by our task class in the task's metadata (and so in the results file), never set by
+# the user; a task built again from its own config finds them there and passes them over.
+RECORDED_KEYS = (
+    "copy_tasks_version", "copy_tasks_docs_sha256", "copy_tasks_model_source", "copy_tasks_model_type",
+    "copy_tasks_overflow_docs", "copy_tasks_context_tokens", "copy_tasks_context_source",
+    "copy_tasks_generation_budgets",
+)
+
+
+class UserError(Exception):
+    """Something the user asked for cannot be done; the message says what and how to fix it.
+    Our command-line entry points print it in one line, without a traceback."""
+
+
+class OptionError(UserError, ValueError):
+    """A bad value for one of our options; the message names key, value and what is allowed."""
+
+
+@dataclass(frozen=True)
+class IntOption:
+    """An integer option within [minimum, maximum]; `argument` is its name in Python."""
+
+    key: str
+    argument: str
+    meaning: str
+    default: int | None
+    minimum: int
+    maximum: int | None = None
+
+    def parse(self, value: Any) -> int:
+        if isinstance(value, str) and value.strip().lstrip("+-").isdigit():
+            value = int(value)
+        too_big = self.maximum is not None and isinstance(value, int) and value > self.maximum
+        if isinstance(value, bool) or not isinstance(value, int) or value < self.minimum or too_big:
+            allowed = f">= {self.minimum}" if self.maximum is None else f"from {self.minimum} to {self.maximum}"
+            raise OptionError(
+                f"{self.key}={value!r} is not allowed: {self.meaning} must be an integer {allowed}."
+            )
+        return value
+
+
+@dataclass(frozen=True)
+class ChoiceOption:
+    """A string option with a fixed set of values."""
+
+    key: str
+    argument: str
+    meaning: str
+    default: str
+    choices: tuple[str, ...]
+
+    def parse(self, value: Any) -> str:
+        if value not in self.choices:
+            raise OptionError(
+                f"{self.key}={value!r} is not allowed: {self.meaning} must be one of "
+                f"{', '.join(self.choices)}."
+            )
+        return value
+
+
+@dataclass(frozen=True)
+class SourceOption:
+    """A data source: the default name, or a path that must exist."""
+
+    key: str
+    argument: str
+    meaning: str
+    default: str
+    accepted: str  # what a path may be, for the message
+    load: Callable[[str], object]  # reads the source; raises a UserError saying how to fix it
+    # (source, longest length asked for) -> None, or a UserError if the source cannot serve it
+    serves: Callable[[str, int], None] | None = None
+
+    def parse(self, value: Any) -> str:
+        if value == self.default:
+            return value
+        if not isinstance(value, str) or not Path(value).expanduser().exists():
+            raise OptionError(
+                f"{self.key}={value!r} is not allowed: {self.meaning} must be {self.default} or an "
+                f"existing path ({self.accepted})."
+            )
+        return str(Path(value).expanduser().resolve())
+
+    def check(self, value: str, longest: int) -> None:
+        """Read the source and check it can serve lengths up to `longest`, before any model loads."""
+        self.load(value)
+        if self.serves is not None:
+            self.serves(value, longest)
+
+
+Option = IntOption | ChoiceOption | SourceOption
+
+SEED = IntOption("copy_tasks_seed", "seed", "the data seed", default=1234, minimum=0, maximum=2**63 - 1)
+# 10,000 docs give a standard error under half a point; far more only fills memory.
+DOCS = IntOption("copy_tasks_docs", "docs", "the number of docs per task", default=None, minimum=1, maximum=10_000)
+LENGTH = IntOption("copy_tasks_length", "length", "the task length", default=None, minimum=1)
+
+
+def check_keys(metadata: Mapping[str, Any], known: Mapping[str, Option]) -> None:
+    """Reject `copy_tasks_` keys that are not `known` options, naming the reserved ones."""
+    for key in metadata:
+        if key in TASK_KEYS or key in RECORDED_KEYS:
+            what = "set by each task's YAML" if key in TASK_KEYS else "recorded by copy-tasks in the results"
+            raise OptionError(f"{key}={metadata[key]!r} is not an option: it is {what}. copy-tasks accepts "
+                              f"{', '.join(sorted(known))} in --metadata.")
+        if key.startswith(PREFIX) and key not in known:
+            raise OptionError(
+                f"unknown option {key}={metadata[key]!r}: copy-tasks accepts "
+                f"{', '.join(sorted(known))} in --metadata."
+            )
+
+
+def parse_present(metadata: Mapping[str, Any], known: Mapping[str, Option]) -> dict[str, Any]:
+    """Check every key and parse every `known` option that `metadata` sets, by key.
+
+    >>> parse_present({"copy_tasks_seed": "7", "pretrained": "gpt2"}, {SEED.key: SEED})
+    {'copy_tasks_seed': 7}
+    """
+    check_keys(metadata, known)
+    return {key: option.parse(metadata[key]) for key, option in known.items() if key in metadata}

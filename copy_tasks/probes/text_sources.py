@@ -1,0 +1,139 @@
+"""Natural text for the copy probes: C4 by default, or local text.
+
+`copy_tasks_text_source` (in `--metadata`) names the source:
+- `allenai/c4` (default): the first validation shard of C4 `en` from the Hugging Face hub
+  (`en/c4-validation.00000-of-00008.json.gz`, about 40 MB, downloaded once by `datasets`),
+  of which the first 20,000 documents are used;
+- a `.txt` file: one document;
+- a folder of `.txt` files: one document per file, in sorted order;
+- a folder written by `datasets`' `save_to_disk`: one document per row of its `text` column.
+
+A source that cannot be read is an error before any evaluation, never a silent fallback.
+"""
+
+from __future__ import annotations
+
+import logging
+from functools import cache, lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from copy_tasks.probes.options import SourceOption, UserError
+
+log = logging.getLogger("copy_tasks")
+
+C4 = "allenai/c4"
+C4_FILE = "en/c4-validation.00000-of-00008.json.gz"
+C4_DOCUMENTS = 20_000
+HOW_TO_USE_LOCAL_TEXT = (
+    "Point the copy probes at local text with --metadata copy_tasks_text_source=PATH, where PATH "
+    "is a .txt file, a folder of .txt files, or a folder saved with datasets' save_to_disk "
+    "(a `text` column)."
+)
+
+
+class TextSourceError(UserError, RuntimeError):
+    """The text source cannot be read; the message says how to use local text."""
+
+
+def _load_c4() -> list[str]:
+    try:
+        import datasets
+
+        rows = datasets.load_dataset(C4, data_files={"validation": C4_FILE}, split="validation")
+    except Exception as error:  # datasets raises many kinds: connection, offline mode, missing file
+        raise TextSourceError(
+            f"could not load {C4} ({C4_FILE}) from the Hugging Face hub: {type(error).__name__}: "
+            f"{error}. {HOW_TO_USE_LOCAL_TEXT}"
+        ) from None
+    return rows.select(range(min(C4_DOCUMENTS, len(rows))))["text"]
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        raise TextSourceError(f"{path} is not UTF-8 text ({error.reason} at byte {error.start}). "
+                              f"{HOW_TO_USE_LOCAL_TEXT}") from None
+    except OSError as error:
+        raise TextSourceError(f"{path} cannot be read ({error.strerror}). {HOW_TO_USE_LOCAL_TEXT}") from None
+
+
+def _load_local(path: Path) -> list[str]:
+    if path.is_file():
+        return [_read_text(path)]
+    if (path / "dataset_info.json").is_file() or (path / "state.json").is_file():
+        import datasets
+
+        rows = datasets.load_from_disk(str(path))
+        if "text" not in rows.column_names:
+            raise TextSourceError(f"{path}: the saved dataset has no `text` column ({rows.column_names})")
+        return list(rows["text"])
+    files = sorted(path.glob("*.txt"))
+    if not files:
+        raise TextSourceError(f"{path}: the folder holds no .txt files and no saved dataset. {HOW_TO_USE_LOCAL_TEXT}")
+    return [_read_text(file) for file in files]
+
+
+@cache
+def load_documents(source: str) -> tuple[str, ...]:
+    """The documents (texts) of a source; errors name the source and how to use local text."""
+    if source == C4:
+        texts = _load_c4()
+    else:
+        path = Path(source).expanduser()
+        if not path.exists():
+            raise TextSourceError(f"copy_tasks_text_source={source!r}: no such file or folder. {HOW_TO_USE_LOCAL_TEXT}")
+        texts = _load_local(path)
+    if not any(text.split() for text in texts):
+        raise TextSourceError(f"copy_tasks_text_source={source!r} holds no words. {HOW_TO_USE_LOCAL_TEXT}")
+    return tuple(texts)
+
+
+def serves_passages(source: str, longest: int) -> None:
+    """Raise TextSourceError if the source has fewer words than the longest passage asked for."""
+    words = int(_word_counts(source).sum())
+    if words < longest:
+        raise TextSourceError(f"copy_tasks_text_source={source!r} has {words} words, fewer than the {longest} "
+                              f"of the longest passage asked for. {HOW_TO_USE_LOCAL_TEXT}")
+
+
+TEXT_SOURCE = SourceOption(
+    "copy_tasks_text_source", "text_source", "the natural-text source", default=C4,
+    accepted="a .txt file, a folder of .txt files, or a folder saved by datasets' save_to_disk",
+    load=load_documents, serves=serves_passages,
+)
+
+
+@cache
+def _word_counts(source: str) -> np.ndarray:
+    return np.array([len(text.split()) for text in load_documents(source)])
+
+
+@lru_cache(maxsize=4096)
+def _words(source: str, document: int) -> tuple[str, ...]:
+    if document < 0:  # all documents joined, in order
+        return tuple(word for text in load_documents(source) for word in text.split())
+    return tuple(load_documents(source)[document].split())
+
+
+def draw_passage(rng: np.random.Generator, source: str, length: int) -> tuple[list[str], int]:
+    """`length` consecutive words from one document of `source`, and that document's index.
+
+    The document is drawn uniformly among those with at least `length` words, the start
+    uniformly within it. Only if no document is long enough do passages run across documents
+    (the documents joined in order; index -1), with a warning.
+    """
+    counts = _word_counts(source)
+    eligible = np.flatnonzero(counts >= length)
+    if len(eligible):
+        document = int(eligible[rng.integers(len(eligible))])
+    else:
+        document = -1
+        if counts.sum() < length:
+            raise TextSourceError(f"copy_tasks_text_source={source!r} has {counts.sum()} words, fewer than {length}")
+        log.warning("copy-tasks: no document of %s has %d words: passages run across documents", source, length)
+    words = _words(source, document)
+    start = int(rng.integers(len(words) - length + 1))
+    return list(words[start : start + length]), document

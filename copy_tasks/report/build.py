@@ -1,0 +1,80 @@
+"""`copy-tasks leaderboard RESULTS... --out DIR`: lm-eval results in; CSV, plots, summary out.
+
+    copy-tasks leaderboard results/ more/results_2026-11-29T10-00-00.json --out leaderboard/
+
+writes `DIR/leaderboard.csv` (merged with the one already there), `DIR/plots/*.png` and
+`DIR/summary.md`. Files that cannot be used are named on stderr with the reason and skipped
+(exit status 1); the rows already in the CSV are never lost. Every file is written atomically.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from copy_tasks.report.plots import all_plots
+from copy_tasks.report.results import Problem, find_result_files, rows_from_file
+from copy_tasks.report.summary import latest_runs, summary_markdown
+from copy_tasks.report.table import csv_text, format_rows, merge, read_csv, write_atomically
+
+CSV_NAME = "leaderboard.csv"
+
+
+@dataclass
+class Report:
+    """What a build did: problems with input files, and notes on merging."""
+
+    problems: list[Problem] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def skipped_files(self) -> list[Problem]:
+        return [problem for problem in self.problems if problem.skipped]
+
+
+def build_leaderboard(inputs: list[Path], out: Path, replace: bool = False) -> Report:
+    """Read the results under `inputs`, merge their rows into `out/leaderboard.csv`, and write
+    the plots and `summary.md` from the merged rows."""
+    report = Report()
+    files, report.problems = find_result_files(inputs)
+    new_rows = []
+    for path in files:
+        rows, problems = rows_from_file(path)
+        new_rows += rows
+        report.problems += problems
+    existing = read_csv(out / CSV_NAME)
+    merged, report.notes = merge(existing, format_rows(new_rows), replace=replace)
+    write_atomically(out / CSV_NAME, csv_text(merged))
+    shown, run_notes = latest_runs(merged)
+    report.notes += run_notes
+    plots = all_plots(shown)
+    for name, png in plots.items():
+        write_atomically(out / "plots" / name, png)
+    write_atomically(out / "summary.md", summary_markdown(shown, sorted(plots), run_notes))
+    return report
+
+
+def main(argv: list[str] | None = None) -> None:
+    from copy_tasks.report.table import LeaderboardFileError
+
+    parser = argparse.ArgumentParser(prog="copy-tasks leaderboard", description=__doc__.split("\n\n")[0])
+    parser.add_argument("results", nargs="+", type=Path, help="lm-eval results_*.json files or folders")
+    parser.add_argument("--out", type=Path, required=True, help="the leaderboard folder")
+    parser.add_argument("--replace", action="store_true",
+                        help="new runs replace earlier runs of the same model and task in the CSV "
+                        "(by default every run stays and the summary shows the latest)")
+    args = parser.parse_args(argv)
+    try:
+        report = build_leaderboard(args.results, args.out, replace=args.replace)
+    except LeaderboardFileError as error:
+        print(f"copy-tasks leaderboard: error: {error}", file=sys.stderr)
+        raise SystemExit(2) from None
+    for problem in report.problems:
+        print(f"copy-tasks leaderboard: {problem}", file=sys.stderr)
+    for note in report.notes:
+        print(f"copy-tasks leaderboard: {note}", file=sys.stderr)
+    print(f"copy-tasks leaderboard: wrote {args.out / CSV_NAME}, {args.out / 'summary.md'}", file=sys.stderr)
+    if report.skipped_files:
+        raise SystemExit(1)

@@ -1,0 +1,63 @@
+"""One PNG per family and variant: a metric against length, one line per model, stderr bars,
+length on a log axis (as the paper's Figures 1c and 7).
+
+Generation variants plot exact match; teacher-forced ones plot bits per character of the
+target (lower is better), which separates models even where exact match is 0.
+"""
+
+from __future__ import annotations
+
+import io
+
+from copy_tasks.probes.families import FAMILIES
+from copy_tasks.probes.family import GENERATION, TEACHER_FORCED, TEACHER_FORCED_SUFFIX
+from copy_tasks.report.summary import curves
+
+LEGEND_MODELS = 20  # more models than this: no legend (the CSV and summary name them)
+PLOTTED = ((GENERATION, "exact_match", "exact match", ""),
+           (TEACHER_FORCED, "bits_per_char", "bits per character of the target (lower is better)",
+            TEACHER_FORCED_SUFFIX))
+
+
+def family_plot(rows: list[dict], family: str, variant: str, metric: str, label: str) -> bytes | None:
+    """The PNG of one family and variant, or None when no row has that metric."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib import pyplot
+
+    found = curves(rows, family, variant, metric)
+    if not found:
+        return None
+    figure, axes = pyplot.subplots(figsize=(8.0, 4.2), dpi=100)
+    for model, points in found.items():
+        lengths, values, errors = zip(*points)
+        axes.errorbar(lengths, values, yerr=errors, marker="o", markersize=4, capsize=3, label=model)
+    axes.set_xscale("log")
+    axes.set_xlabel(f"length ({FAMILIES[family].unit})")
+    axes.set_ylabel(label)
+    if metric == "exact_match":
+        axes.set_ylim(-0.05, 1.05)
+    title = family + (" (teacher-forced)" if variant == TEACHER_FORCED else "")
+    axes.grid(True, which="both", alpha=0.3)
+    if len(found) <= LEGEND_MODELS:
+        axes.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0)
+    else:
+        title += f" ({len(found)} models)"
+    axes.set_title(title)
+    figure.subplots_adjust(left=0.09, right=0.66, bottom=0.12, top=0.92)
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", metadata={"Software": None})
+    pyplot.close(figure)
+    return buffer.getvalue()
+
+
+def all_plots(rows: list[dict]) -> dict[str, bytes]:
+    """File name -> PNG bytes, for every family and variant present in the rows."""
+    plots = {}
+    for family in FAMILIES:
+        for variant, metric, label, suffix in PLOTTED:
+            png = family_plot(rows, family, variant, metric, label)
+            if png is not None:
+                plots[f"{family}{suffix}.png"] = png
+    return plots

@@ -1,0 +1,155 @@
+"""One number per model and family, and `summary.md`.
+
+The summary reads the latest run of each (model, backend, task): every run stays in the CSV,
+the newest one (by its lm-eval date) is the one summarised and plotted.
+
+Per model and family, on exact match against length:
+- effective length: the longest length up to which exact match stays at or above 50% (every
+  shorter length the model ran passes too); `<L` when it already fails at the shortest length L;
+- AUC: the area under exact match against log length, divided by the log-length span, so 1.0
+  means perfect at every length; over the lengths the model ran, which the table states.
+Lengths at which any doc overflowed (the backend cut its prompt; `overflow` above 0) are left
+out of both and of the plots, and named in the cell.
+
+    >>> effective_length([(20, 1.0), (50, 0.6), (100, 0.4), (200, 0.7)])
+    50
+    >>> round(area_under_curve([(10, 1.0), (100, 0.0)]), 3)
+    0.5
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+
+from copy_tasks.probes.families import FAMILIES
+from copy_tasks.probes.family import GENERATION, VARIANTS
+
+THRESHOLD = 0.5
+SUMMARY_METRIC = "exact_match"
+
+
+def latest_runs(rows: list[dict]) -> tuple[list[dict], list[str]]:
+    """The rows of the newest run of each (model, backend, task), and a note per model that has
+    several runs of a task."""
+    runs = defaultdict(set)
+    for row in rows:
+        runs[(row["model"], row["backend"], row["task"])].add((row["date"], row["run"], row["source_file"]))
+    newest = {key: max(found) for key, found in runs.items()}
+    notes = sorted({
+        f"{model} ({backend}): {len(found)} runs of {task} (in {', '.join(sorted(f[2] for f in found))}); "
+        f"all stay in the CSV, the summary and plots use the latest ({newest[(model, backend, task)][1]})"
+        for (model, backend, task), found in runs.items() if len(found) > 1
+    })
+    kept = [row for row in rows
+            if (row["date"], row["run"], row["source_file"]) == newest[(row["model"], row["backend"], row["task"])]]
+    return kept, notes
+
+
+def overflowed(rows: list[dict], family: str, variant: str) -> dict[str, set[int]]:
+    """model -> the lengths of a family and variant at which some doc overflowed."""
+    found = defaultdict(set)
+    for row in rows:
+        if (row["family"], row["variant"], row["metric"]) == (family, variant, "overflow") and row["value"] != "" \
+                and float(row["value"]) > 0:
+            found[row["model"]].add(int(row["length"]))
+    return found
+
+
+def curves(rows: list[dict], family: str, variant: str, metric: str) -> dict[str, list[tuple[int, float, float]]]:
+    """model -> [(length, value, stderr)] sorted by length; missing values and lengths that
+    overflowed left out, missing stderr as 0."""
+    cut = overflowed(rows, family, variant)
+    found = defaultdict(list)
+    for row in rows:
+        if (row["family"], row["variant"], row["metric"]) != (family, variant, metric) or row["value"] == "":
+            continue
+        if int(row["length"]) in cut[row["model"]]:
+            continue
+        stderr = float(row["stderr"]) if row["stderr"] else 0.0
+        found[row["model"]].append((int(row["length"]), float(row["value"]), stderr))
+    return {model: sorted(points) for model, points in sorted(found.items())}
+
+
+def effective_length(points: list[tuple[int, float]]) -> int | None:
+    """The longest length up to which the value stays at or above the threshold; None when the
+    shortest length already fails."""
+    passed = None
+    for length, value in sorted(points):
+        if value < THRESHOLD:
+            break
+        passed = length
+    return passed
+
+
+def area_under_curve(points: list[tuple[int, float]]) -> float:
+    """Trapezoids over log length, divided by the log-length span (one point: its value)."""
+    points = sorted(points)
+    if len(points) == 1:
+        return points[0][1]
+    area = sum((math.log(b[0]) - math.log(a[0])) * (a[1] + b[1]) / 2 for a, b in zip(points, points[1:]))
+    return area / (math.log(points[-1][0]) - math.log(points[0][0]))
+
+
+def _cell(points: list[tuple[int, float, float]], cut: set[int]) -> str:
+    """`effective / AUC (lengths)`, then the lengths that overflowed, if any.
+
+    >>> _cell([(10, 1.0, 0.0), (20, 0.4, 0.1)], {50, 100})
+    '10 / 0.70 (10-20); overflow at 50, 100'
+    >>> _cell([], {10})
+    'overflow at 10'
+    """
+    overflow = "overflow at " + ", ".join(map(str, sorted(cut))) if cut else ""
+    if not points:
+        return overflow
+    pairs = [(length, value) for length, value, _ in points]
+    effective = effective_length(pairs)
+    shown = str(effective) if effective is not None else f"<{pairs[0][0]}"
+    cell = f"{shown} / {area_under_curve(pairs):.2f} ({pairs[0][0]}-{pairs[-1][0]})"
+    return cell + ("; " + overflow if overflow else "")
+
+
+def summary_table(rows: list[dict], variant: str) -> str | None:
+    """A Markdown table: a row per model, a column per family, cells `effective / AUC (lengths)`."""
+    families = [name for name in FAMILIES if any(r["family"] == name and r["variant"] == variant for r in rows)]
+    if not families:
+        return None
+    by_family = {name: curves(rows, name, variant, SUMMARY_METRIC) for name in families}
+    cut = {name: overflowed(rows, name, variant) for name in families}
+    models = sorted({model for name in families for model in (*by_family[name], *cut[name])})
+    architecture = {row["model"]: row["architecture"] for row in rows}
+    header = ["model", "architecture", *[f"{name} ({FAMILIES[name].unit})" for name in families]]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for model in models:
+        cells = [_cell(by_family[name].get(model, []), cut[name].get(model, set()))
+                 if model in by_family[name] or model in cut[name] else "-" for name in families]
+        name = model.replace("|", "\\|")
+        lines.append("| " + " | ".join([name, architecture.get(model, ""), *cells]) + " |")
+    return "\n".join(lines)
+
+
+def summary_markdown(rows: list[dict], plot_files: list[str], notes: list[str]) -> str:
+    """The whole `summary.md`: the tables, how to read them, the plots, and notes."""
+    parts = [
+        "# copy-tasks leaderboard",
+        "",
+        "Generated by `copy-tasks leaderboard` from the lm-eval results listed in "
+        "`leaderboard.csv` (column `source_file`); the latest run of each model and task is shown.",
+        "",
+        f"Cells: effective length / AUC (lengths run). Effective length: the longest length up to "
+        f"which exact match stays at or above {THRESHOLD:.0%}; `<L`: already below at the shortest. "
+        "AUC: area under exact match against log length, divided by the log-length span. "
+        "Lengths where the backend cut some prompt (overflow) are left out of both and named.",
+    ]
+    for variant in VARIANTS:
+        table = summary_table(rows, variant)
+        if table:
+            title = "Generation (the paper's protocol)" if variant == GENERATION else \
+                "Teacher-forced (greedy exact match in one forward pass)"
+            parts += ["", f"## {title}", "", table]
+    if plot_files:
+        parts += ["", "## Plots", ""]
+        parts += [f"![{name}](plots/{name})" for name in plot_files]
+    if notes:
+        parts += ["", "## Notes", ""] + [f"- {note}" for note in notes]
+    return "\n".join(parts) + "\n"
