@@ -9,7 +9,8 @@
 5. the authors' protocol against our generation and teacher-forced variants and against one
    forward pass, on Gemma 3 270M and a tiny model (phone-book and c4_copy, 3 lengths each);
 6. batching: generation with the budget ladder against per-doc budgets at batch 1 and 16, and
-   `hf_fast` teacher forcing at batch 1 and 16, on a tiny model.
+   `hf_fast` teacher forcing at batch 1 and 16, on a tiny model;
+7. the start-up hook's cost: interpreters with and without `copy_tasks.pth`.
 """
 
 import logging
@@ -19,6 +20,7 @@ import bench_generation
 import bench_leaderboard
 import bench_protocols
 import bench_reference_models
+import bench_startup
 import bench_tf_vs_generation
 
 if __name__ == "__main__":
@@ -35,3 +37,5 @@ if __name__ == "__main__":
     bench_protocols.main([])
     print()
     bench_batching.main([])
+    print()
+    bench_startup.main([])

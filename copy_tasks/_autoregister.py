@@ -1,58 +1,15 @@
 """The start-up hook: imported by `copy_tasks.pth` at the start of every Python interpreter in
 an environment where copy-tasks is installed, so it costs almost nothing (measured by
-`benchmarks/bench_startup.py`): it adds a finder that does nothing until one of the lm-eval
-modules we patch is imported, then patches it (`copy_tasks.harness.registration`).
+`benchmarks/bench_startup.py`): it installs the import watcher of `copy_tasks.harness.startup`,
+which patches lm-eval only if and when lm-eval is imported.
 
 Switch it off with COPY_TASKS_AUTOREGISTER=0 (or false, no, off): then use `copy-tasks run`,
 `copy_tasks.task_manager()` or `--include_path`.
 """
 
 import os
-import sys
 
-from copy_tasks.harness.lm_eval_internals import PATCHED_MODULES
-
-AUTOREGISTER_ENV = "COPY_TASKS_AUTOREGISTER"
-OFF_VALUES = frozenset({"0", "false", "no", "off"})
-
-
-def switched_off(value: str | None) -> bool:
-    """Whether the environment variable's value switches the hook off.
-
-    >>> [switched_off(value) for value in ("0", " OFF ", "No", "false", "1", "", None)]
-    [True, True, True, True, False, False, False]
-    """
-    return (value or "").strip().lower() in OFF_VALUES
-
-
-class PatchWhenImported:
-    """A meta path finder that finds nothing itself: when a module we patch is found, it
-    patches the module right after it loads."""
-
-    def find_spec(self, fullname, path=None, target=None):
-        if fullname not in PATCHED_MODULES:
-            return None
-        from importlib.machinery import PathFinder
-
-        spec = PathFinder.find_spec(fullname, path)
-        if spec is None or spec.loader is None:
-            return spec
-        load = spec.loader.exec_module
-
-        def exec_module(module):
-            load(module)
-            from copy_tasks.harness.registration import patch
-
-            patch(module)
-
-        spec.loader.exec_module = exec_module
-        return spec
-
-
-def install_watcher() -> None:
-    if not any(isinstance(finder, PatchWhenImported) for finder in sys.meta_path):
-        sys.meta_path.insert(0, PatchWhenImported())
-
+from copy_tasks.harness.startup import AUTOREGISTER_ENV, install_watcher, switched_off
 
 if not switched_off(os.environ.get(AUTOREGISTER_ENV)):
     install_watcher()

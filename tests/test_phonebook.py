@@ -90,16 +90,6 @@ def test_golden_docs(entries, index):
     assert doc_hash(doc) == GOLDEN[(entries, index)]
 
 
-def test_seed_changes_the_data():
-    assert generate_docs("phonebook_copy", 20, 1, 1) != generate_docs(
-        "phonebook_copy", 20, 2, 1)
-
-
-def test_doc_does_not_depend_on_the_doc_count():
-    assert generate_docs("phonebook_copy", 50, 1234, 3) == generate_docs(
-        "phonebook_copy", 50, 1234, 10)[:3]
-
-
 @pytest.mark.parametrize(
     ("generation", "exact", "prefix"),
     [

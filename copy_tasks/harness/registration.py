@@ -139,7 +139,7 @@ def patch(module: Any) -> None:
 
 def install() -> None:
     """Patch the lm-eval modules already imported, and the others as they are imported."""
-    from copy_tasks._autoregister import install_watcher
+    from copy_tasks.harness.startup import install_watcher
 
     for name in PATCHES:
         if name in sys.modules:

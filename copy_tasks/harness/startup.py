@@ -1,0 +1,49 @@
+"""The import watcher behind the start-up hook (`copy_tasks._autoregister`): a meta path finder
+that does nothing until one of the lm-eval modules we patch is imported, then patches it
+(`copy_tasks.harness.registration`). It runs in every interpreter of the environment, so it
+imports only `lm_eval_internals`, which imports nothing.
+"""
+
+import sys
+
+from copy_tasks.harness.lm_eval_internals import PATCHED_MODULES
+
+AUTOREGISTER_ENV = "COPY_TASKS_AUTOREGISTER"
+OFF_VALUES = frozenset({"0", "false", "no", "off"})
+
+
+def switched_off(value: str | None) -> bool:
+    """Whether the environment variable's value switches the hook off.
+
+    >>> [switched_off(value) for value in ("0", " OFF ", "No", "false", "1", "", None)]
+    [True, True, True, True, False, False, False]
+    """
+    return (value or "").strip().lower() in OFF_VALUES
+
+
+class PatchWhenImported:
+    """Finds nothing itself: when a module we patch is found, patches it right after it loads."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname not in PATCHED_MODULES:
+            return None
+        from importlib.machinery import PathFinder
+
+        spec = PathFinder.find_spec(fullname, path)
+        if spec is None or spec.loader is None:
+            return spec
+        load = spec.loader.exec_module
+
+        def exec_module(module):
+            load(module)
+            from copy_tasks.harness.registration import patch
+
+            patch(module)
+
+        spec.loader.exec_module = exec_module
+        return spec
+
+
+def install_watcher() -> None:
+    if not any(isinstance(finder, PatchWhenImported) for finder in sys.meta_path):
+        sys.meta_path.insert(0, PatchWhenImported())

@@ -1,0 +1,79 @@
+"""What every probe family must satisfy, as checks on one family (used by
+`test_family_contract.py` over every registered family, and by `test_toy_family.py`)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import sys
+
+from copy_tasks.probes.budgets import MIN_GENERATION_TOKENS
+from copy_tasks.probes.doc_sets import generate_docs
+from copy_tasks.probes.families import parse_task_name
+from copy_tasks.probes.family import Family
+
+DOCS = 6
+HASH_DOCS = (
+    "import hashlib, importlib, json, sys\n"
+    "for name in json.loads(sys.argv[4]): importlib.import_module(name)\n"
+    "from copy_tasks.probes.doc_sets import generate_docs\n"
+    "docs = generate_docs(sys.argv[1], int(sys.argv[2]), 3, 6, tuple(map(tuple, json.loads(sys.argv[3]))))\n"
+    "print(hashlib.sha256(json.dumps(docs, sort_keys=True).encode()).hexdigest())"
+)
+
+
+def lengths_checked(family: Family) -> tuple[int, ...]:
+    return family.lengths[:2]
+
+
+def check_names(family: Family) -> None:
+    """Lengths in order, at least the minimum, and task names that parse back to the family."""
+    assert list(family.lengths) == sorted(set(family.lengths)) and family.lengths[0] >= family.min_length
+    for length in family.lengths:
+        for teacher_forced in (False, True):
+            variant = "teacher_forced" if teacher_forced else "generation"
+            assert parse_task_name(family.task_name(length, teacher_forced)) == (family.name, variant, length)
+
+
+def check_docs(family: Family, options) -> None:
+    """Every doc has its fields; a right answer scores 1 and an empty one 0 with the declared
+    metrics; the budget fits every accepted answer; no stop sequence cuts a right answer."""
+    for length in lengths_checked(family):
+        for index, doc in enumerate(generate_docs(family.name, length, 1234, DOCS, options)):
+            identity = (doc["family"], doc["length"], doc["unit"], doc["index"])
+            assert identity == (family.name, length, family.unit, index)
+            assert all(isinstance(doc[field], str) and doc[field] for field in ("prompt", "target", "continuation"))
+            right = family.score_generation(doc["continuation"], doc)
+            assert set(right) == {"exact_match", *family.partial_credit}
+            assert right["exact_match"] == 1.0
+            assert family.score_generation("", doc)["exact_match"] == 0.0
+            assert family.generation_budget(doc) >= max(MIN_GENERATION_TOKENS, *(
+                len(answer.encode()) for answer in family.answers(doc)))
+            assert not any(stop in doc["continuation"] for stop in family.stop_sequences)
+
+
+def check_doc_independence(family: Family, options) -> None:
+    """Doc i depends on neither the doc count nor other docs; the seed matters."""
+    length = lengths_checked(family)[-1]
+    few = generate_docs(family.name, length, 1234, 3, options)
+    assert few == generate_docs(family.name, length, 1234, 8, options)[:3]
+    assert few != generate_docs(family.name, length, 1235, 3, options)
+
+
+def check_determinism_across_processes(family: Family, options, modules: tuple[str, ...] = ()) -> None:
+    """The same docs in fresh processes under different hash seeds (`modules` are imported
+    first, for families declared outside the package)."""
+    length = str(lengths_checked(family)[-1])
+    outputs = {
+        subprocess.run([sys.executable, "-c", HASH_DOCS, family.name, length, json.dumps(options),
+                        json.dumps(list(modules))], capture_output=True, text=True, check=True,
+                       env={"PYTHONHASHSEED": seed, "PYTHONPATH": ":".join(sys.path)}).stdout.strip()
+        for seed in ("0", "1", "12345")
+    }
+    here = hashlib.sha256(json.dumps(generate_docs(family.name, int(length), 3, 6, options),
+                                     sort_keys=True).encode()).hexdigest()
+    assert outputs == {here}
+
+
+CHECKS = (check_docs, check_doc_independence, check_determinism_across_processes)
