@@ -205,7 +205,7 @@ def run_suite(preset_name: str, out: Path, models: tuple[str, ...] | None = None
 
 
 def main(argv: list[str] | None = None) -> None:
-    from copy_tasks.models.real_models import MODELS
+    from copy_tasks.models.real_models import MODELS, ModelError
 
     parser = argparse.ArgumentParser(prog="copy-tasks suite", description=__doc__.split("\n\n")[0])
     parser.add_argument("--preset", choices=sorted(PRESETS), default="quick")
@@ -223,6 +223,9 @@ def main(argv: list[str] | None = None) -> None:
                          f"allowed: {', '.join([*MODELS, *REFERENCE_MODELS])}")
     try:
         run_suite(args.preset, args.out, models)
+    except ModelError as error:
+        print(f"copy-tasks suite: error: {error}", file=sys.stderr)
+        raise SystemExit(1) from None
     except subprocess.CalledProcessError as error:
         print(f"copy-tasks suite: an lm-eval run failed (exit {error.returncode}): "
               f"{' '.join(error.cmd)}", file=sys.stderr)

@@ -11,7 +11,7 @@ from leaderboard_fixtures import write_results
 
 from copy_tasks.report import table
 from copy_tasks.report.build import build_leaderboard, main
-from copy_tasks.report.summary import area_under_curve, effective_length
+from copy_tasks.report.summary import area_under_curve, effective_length, markdown_text
 
 GEMMA_SCORES = {
     "phonebook_copy_20": {"exact_match": 0.9, "exact_match_stderr": 0.1},
@@ -137,7 +137,7 @@ def test_two_runs_of_one_model_stay_in_the_csv_and_the_summary_shows_the_latest(
     note = ("gemma (hf): 2 runs of phonebook_copy_20 (in results_2026-11-01T10-00-00.000000.json, "
             "results_2026-11-05T10-00-00.000000.json); all stay in the CSV, the summary and plots use the "
             "latest (gemma@2026-11-05T10:00:00Z)")
-    assert note in summary and note in report.notes
+    assert markdown_text(note) in summary and note in report.notes
 
 
 def test_replace_drops_earlier_runs_of_the_same_model_and_task_only(tmp_path):

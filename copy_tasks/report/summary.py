@@ -19,11 +19,14 @@ out of both and of the plots, and named in the cell.
 
 from __future__ import annotations
 
+import html
 import math
+import re
 from collections import defaultdict
 
 from copy_tasks.probes.families import FAMILIES
 from copy_tasks.probes.family import GENERATION, VARIANTS
+from copy_tasks.report.results import LARGEST_VALUE
 
 THRESHOLD = 0.5
 SUMMARY_METRIC = "exact_match"
@@ -46,13 +49,41 @@ def latest_runs(rows: list[dict]) -> tuple[list[dict], list[str]]:
     return kept, notes
 
 
+MARKDOWN_SPECIALS = re.compile(r"([\\`*\[\]()!|$~])")
+
+
+def markdown_text(text: str) -> str:
+    """Text shown as itself in Markdown: HTML and Markdown syntax escaped.
+
+    >>> print(markdown_text("![x](http://a.b)<script>|"), markdown_text("gemma-3_270m"))
+    \!\[x\]\(http://a.b\)&lt;script&gt;\| gemma-3_270m
+    """
+    return MARKDOWN_SPECIALS.sub(r"\\\1", html.escape(text, quote=False))
+
+
+def cell_number(text: str) -> float | None:
+    """A CSV cell as a finite number of plausible size, or None (a CSV written by an older
+    version, or edited, must not break the summary or the plots)."""
+    try:
+        number = float(text)
+    except (TypeError, ValueError):
+        return None
+    return number if math.isfinite(number) and abs(number) <= LARGEST_VALUE else None
+
+
+def cell_length(text: str) -> int | None:
+    number = cell_number(text)
+    return int(number) if number is not None and number >= 1 and number == int(number) else None
+
+
 def overflowed(rows: list[dict], family: str, variant: str) -> dict[str, set[int]]:
     """model -> the lengths of a family and variant at which some doc overflowed."""
     found = defaultdict(set)
     for row in rows:
-        if (row["family"], row["variant"], row["metric"]) == (family, variant, "overflow") and row["value"] != "" \
-                and float(row["value"]) > 0:
-            found[row["model"]].add(int(row["length"]))
+        if (row["family"], row["variant"], row["metric"]) == (family, variant, "overflow"):
+            value, length = cell_number(row["value"]), cell_length(row["length"])
+            if value is not None and value > 0 and length is not None:
+                found[row["model"]].add(length)
     return found
 
 
@@ -62,12 +93,13 @@ def curves(rows: list[dict], family: str, variant: str, metric: str) -> dict[str
     cut = overflowed(rows, family, variant)
     found = defaultdict(list)
     for row in rows:
-        if (row["family"], row["variant"], row["metric"]) != (family, variant, metric) or row["value"] == "":
+        if (row["family"], row["variant"], row["metric"]) != (family, variant, metric):
             continue
-        if int(row["length"]) in cut[row["model"]]:
+        value, length = cell_number(row["value"]), cell_length(row["length"])
+        if value is None or length is None or length in cut[row["model"]]:
             continue
-        stderr = float(row["stderr"]) if row["stderr"] else 0.0
-        found[row["model"]].append((int(row["length"]), float(row["value"]), stderr))
+        stderr = cell_number(row["stderr"])
+        found[row["model"]].append((length, value, stderr if stderr is not None and stderr >= 0 else 0.0))
     return {model: sorted(points) for model, points in sorted(found.items())}
 
 
@@ -123,8 +155,8 @@ def summary_table(rows: list[dict], variant: str) -> str | None:
     for model in models:
         cells = [_cell(by_family[name].get(model, []), cut[name].get(model, set()))
                  if model in by_family[name] or model in cut[name] else "-" for name in families]
-        name = model.replace("|", "\\|")
-        lines.append("| " + " | ".join([name, architecture.get(model, ""), *cells]) + " |")
+        shown = [markdown_text(model), markdown_text(architecture.get(model, ""))]
+        lines.append("| " + " | ".join([*shown, *cells]) + " |")
     return "\n".join(lines)
 
 
@@ -151,5 +183,5 @@ def summary_markdown(rows: list[dict], plot_files: list[str], notes: list[str]) 
         parts += ["", "## Plots", ""]
         parts += [f"![{name}](plots/{name})" for name in plot_files]
     if notes:
-        parts += ["", "## Notes", ""] + [f"- {note}" for note in notes]
+        parts += ["", "## Notes", ""] + [f"- {markdown_text(note)}" for note in notes]
     return "\n".join(parts) + "\n"

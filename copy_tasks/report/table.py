@@ -78,17 +78,27 @@ def format_rows(rows: list[dict]) -> list[dict]:
 
 
 def read_csv(path: Path) -> list[dict]:
-    """The rows of an existing leaderboard CSV (text cells), or [] when there is none."""
+    """The rows of an existing leaderboard CSV (text cells), or [] when there is none. A CSV
+    this version cannot merge into (other columns, a cut or extra field, not UTF-8) is an
+    error naming the file and the line, and the file is left as it is."""
     if not path.exists():
         return []
-    with path.open(newline="", encoding="utf-8") as handle:
-        reader = csv.DictReader(handle)
-        if tuple(reader.fieldnames or ()) != COLUMNS:
-            raise LeaderboardFileError(
-                f"{path}: its columns are not those of leaderboard schema {SCHEMA_VERSION}; "
-                "it was left as it is: write to another --out folder"
-            )
-        rows = list(reader)
+    keep = "it was left as it is: repair it or write to another --out folder"
+    try:
+        with path.open(newline="", encoding="utf-8") as handle:
+            reader = csv.DictReader(handle)
+            if tuple(reader.fieldnames or ()) != COLUMNS:
+                raise LeaderboardFileError(
+                    f"{path}: its columns are not those of leaderboard schema {SCHEMA_VERSION}; {keep}")
+            rows = list(reader)
+    except UnicodeDecodeError as error:
+        raise LeaderboardFileError(f"{path}: not UTF-8 text (byte {error.start}); {keep}") from None
+    except csv.Error as error:
+        raise LeaderboardFileError(f"{path}: not a readable CSV ({error}); {keep}") from None
+    for line, row in enumerate(rows, start=2):
+        if None in row or None in row.values():
+            what = "more fields than columns" if None in row else "fewer fields than columns (cut short?)"
+            raise LeaderboardFileError(f"{path}, line {line}: {what}; {keep}")
     versions = {row["schema_version"] for row in rows}
     if versions - {SCHEMA_VERSION}:
         raise LeaderboardFileError(
@@ -135,19 +145,41 @@ def csv_text(rows: list[dict]) -> str:
     return buffer.getvalue()
 
 
+TEMPORARY_SUFFIX = ".tmp"
+
+
+def _new_file_mode() -> int:
+    """The mode a new file gets under the process's umask."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
 def write_atomically(path: Path, content: str | bytes) -> None:
     """Write a file so that a reader, or a crash, sees the old file or the new one, never half.
 
-    The content goes to a temporary file in the same folder, is flushed to disk, and replaces
-    the target with one `os.replace`."""
+    The content goes to a temporary file in the same folder (`.<name>.<random>.tmp`), is
+    flushed to disk, gets the mode of the file it replaces (a new file: the umask's), and
+    replaces the target with one `os.replace`."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    mode = path.stat().st_mode & 0o7777 if path.exists() else _new_file_mode()
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=TEMPORARY_SUFFIX)
     try:
         with os.fdopen(handle, "wb") as stream:
             stream.write(content.encode("utf-8") if isinstance(content, str) else content)
             stream.flush()
+            os.fchmod(stream.fileno(), mode)
             os.fsync(stream.fileno())
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def remove_stale_temporaries(folder: Path, names: list[str]) -> list[Path]:
+    """Remove what an interrupted `write_atomically` of these file names left in `folder`
+    (call it only while no other writer can be at work: under the leaderboard's lock)."""
+    stale = [path for name in names for path in folder.glob(f".{name}.*{TEMPORARY_SUFFIX}") if path.is_file()]
+    for path in stale:
+        path.unlink(missing_ok=True)
+    return stale
