@@ -112,3 +112,11 @@ def test_copy_tasks_run_with_the_bounded_state_model(tmp_path):
     results = read_results(tmp_path / "out")[0]["results"]
     assert [results[t]["exact_match,none"] for t in ("random_copy_20", "random_copy_100", "random_copy_tf_20",
                                                      "lookup_prefix_tf_1000")] == [1.0, 0.0, 1.0, 1.0]
+
+
+@pytest.mark.parametrize("length", [8, 12, 16])
+def test_short_strings_in_the_authors_format_are_not_taken_for_keys(length):
+    """`$string|key` with a string as short as a key: read as a suffix-key lookup, not a prefix one."""
+    options = (("key_length", 4), ("answer_length", 4), ("fmt", "paper"))
+    assert exact_matches("lookup_suffix", length, BITS_50, 50, options) == [1.0] * 50
+    assert exact_matches("lookup_prefix", length, BITS_50, 50, options) == [1.0] * 50

@@ -50,7 +50,7 @@ def imports_of(path: Path) -> set[str]:
 
 def test_the_top_level_holds_only_entry_points_and_the_layers():
     entries = {path.name for path in PACKAGE.iterdir() if not path.name.startswith((".", "__pycache__"))}
-    assert entries == {"__init__.py", "__main__.py", "_autoregister.py", "cli.py", "suite.py",
+    assert entries == {"__init__.py", "__main__.py", "_autoregister.py", "cli.py", "suite.py", "train.py",
                        "probes", "harness", "models", "report"}
 
 

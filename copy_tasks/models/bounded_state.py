@@ -119,9 +119,10 @@ class BoundedStateReader:
         self.peak_bits = self.state_bits()
 
     def _reset_block(self) -> None:
-        self.stored: list[str] = []  # the first string's letters, or the letters after the key
+        self.stored: list[str] = []  # the first string's letters (copies, suffix-key lookups)
         self.key: list[str] = []  # a key read before the string
         self.window: list[str] = []  # the last letters of the string, compared with the key
+        self.after: list[str] = []  # the letters after the key's match (prefix-key lookups)
         self.later_key: list[str] = []  # a key read after the string
         self.seen = 0  # counter: letters of the first string
         self.matched = False
@@ -130,7 +131,7 @@ class BoundedStateReader:
         return FIXED_CONTROL_BITS + counter_bits(self.field) + counter_bits(self.seen)
 
     def state_bits(self) -> float:
-        letters = len(self.stored) + len(self.key) + len(self.window) + len(self.later_key)
+        letters = len(self.stored) + len(self.key) + len(self.window) + len(self.after) + len(self.later_key)
         return self.control_bits() + letters * LETTER_BITS
 
     def _fits(self, letters: int = 1) -> bool:
@@ -165,18 +166,27 @@ class BoundedStateReader:
         return self
 
     def _paper_char(self, char: str) -> None:
+        """`$key|string|` or `$string|key`: which one is known only at a second `|` (prefix key)
+        or at the end (suffix key), so a short first field is kept both as a possible key,
+        watched for in the second field, and as the string; the second field's first letters
+        are kept as a possible key. A second `|` frees what the suffix reading needed."""
         self.kind = "paper"
         if char == "|":
             self._count("field")
-            if self.field == 1 and 0 < self.seen <= MAX_KEY:  # a short first field: a key
-                self.key, self.stored = self.stored, []
+            if self.field == 1 and 0 < self.seen <= MAX_KEY and len(self.stored) == self.seen \
+                    and self._fits(self.seen):
+                for letter in self.stored:
+                    self._store(self.key, letter)
+            elif self.field == 2:  # a prefix key: the first field was the key, the second the string
+                self.stored, self.later_key = [], []
         elif char in LETTERS:
             if self.field == 0:
                 self._first(char, reserve=MAX_KEY)
-            elif self.key:
-                self._watch(char)
-            elif self._fits():
-                self._store(self.later_key, char)
+            elif self.field == 1:
+                if len(self.later_key) < MAX_KEY and self._fits():
+                    self._store(self.later_key, char)
+                if self.key:
+                    self._watch(char)
 
     def _natural_char(self, char: str) -> None:
         if self.previous == "\n":  # a new line
@@ -225,7 +235,7 @@ class BoundedStateReader:
         """A letter of the string after a key: find the key, then keep what follows it."""
         if self.matched:
             if self._fits():
-                self._store(self.stored, letter)
+                self._store(self.after, letter)
             return
         if len(self.window) == len(self.key):
             self.window.pop(0)
@@ -243,8 +253,8 @@ class BoundedStateReader:
         if self.kind == "copy":
             letters = self.stored + guesses[: max(0, self.seen - 1 - len(self.stored))]
             return "".join(" " + letter for letter in letters)
-        if self.key:
-            letters = self.stored if self.matched else guesses[:GUESSES]
+        if self.key and (self.kind != "paper" or self.field >= 2):  # a key read before the string
+            letters = self.after if self.matched else guesses[:GUESSES]
         else:
             text, key = "".join(self.stored), "".join(self.later_key)
             found = text.find(key) if key else -1

@@ -3,8 +3,10 @@
     copy-tasks leaderboard results/ more/results_2026-11-29T10-00-00.json --out leaderboard/
 
 writes `DIR/leaderboard.csv` (merged with the one already there), `DIR/plots/*.png` and
-`DIR/summary.md`. Files that cannot be used are named on stderr with the reason and skipped
-(exit status 1); the rows already in the CSV are never lost. Every file is written atomically,
+`DIR/summary.md` (ending with any Markdown files in `DIR/sections/`, in name order: sections
+other commands add, such as `copy-tasks train`'s experiments). Files that cannot be used are
+named on stderr with the reason and skipped (exit status 1); the rows already in the CSV are
+never lost. Every file is written atomically,
 and the merge holds a lock on `DIR` from reading the CSV to writing the summary, so two
 builds into one folder at once both keep their rows and the summary matches the CSV.
 """
@@ -34,6 +36,7 @@ from copy_tasks.report.table import (
 CSV_NAME = "leaderboard.csv"
 SUMMARY_NAME = "summary.md"
 PLOTS = "plots"
+SECTIONS = "sections"
 LOCK_NAME = ".leaderboard.lock"
 
 
@@ -95,7 +98,8 @@ def build_leaderboard(inputs: list[Path], out: Path, replace: bool = False) -> R
         plots = all_plots(shown)
         for name, png in plots.items():
             write_atomically(out / PLOTS / name, png)
-        write_atomically(out / SUMMARY_NAME, summary_markdown(shown, sorted(plots), run_notes))
+        sections = [path.read_text(encoding="utf-8") for path in sorted((out / SECTIONS).glob("*.md"))]
+        write_atomically(out / SUMMARY_NAME, summary_markdown(shown, sorted(plots), run_notes, sections))
     return report
 
 

@@ -174,9 +174,11 @@ def _gen_kwargs(value: Any) -> dict:
     return {}
 
 
-def _flags(data: dict, n_shot: Any, metadata: dict) -> str:
-    """What made a run differ from the tasks' defaults. A user's `max_gen_toks` is shown as the
-    budgets our task really sent (it only raises budgets), when the task recorded them."""
+def _flags(data: dict, n_shot: Any, metadata: dict, family_name: str) -> str:
+    """What made a run differ from the tasks' defaults, options of the family included (a
+    lookup in the authors' format is other docs than the default). A user's `max_gen_toks` is
+    shown as the budgets our task really sent (it only raises budgets), when the task
+    recorded them."""
     config = _mapping(data.get("config"), "config")
     flags = []
     if config.get("limit") is not None:
@@ -192,6 +194,10 @@ def _flags(data: dict, n_shot: Any, metadata: dict) -> str:
         flags.append("chat_template")
     if n_shot not in (None, 0, "0"):
         flags.append(f"num_fewshot={n_shot}")
+    for option in FAMILIES[family_name].options:
+        value = metadata.get(option.key, option.default)
+        if value != option.default and isinstance(value, (str, int)):
+            flags.append(f"{option.key}={value}")
     return ";".join(flags)
 
 
@@ -277,7 +283,7 @@ def _rows(path: Path, data: Any) -> tuple[list[dict], list[Problem]]:
             "overflow_docs": "unknown" if metadata.get("copy_tasks_overflow_docs") == "unknown" else
             _count(metadata.get("copy_tasks_overflow_docs")),
             "date": date,
-            "flags": _flags(data, n_shots.get(task), metadata),
+            "flags": _flags(data, n_shots.get(task), metadata, family_name),
             "source_file": path.name,
         }
         values = results[task]

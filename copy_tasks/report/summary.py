@@ -160,8 +160,9 @@ def summary_table(rows: list[dict], variant: str) -> str | None:
     return "\n".join(lines)
 
 
-def summary_markdown(rows: list[dict], plot_files: list[str], notes: list[str]) -> str:
-    """The whole `summary.md`: the tables, how to read them, the plots, and notes."""
+def summary_markdown(rows: list[dict], plot_files: list[str], notes: list[str], sections: list[str] = ()) -> str:
+    """The whole `summary.md`: the tables, how to read them, the plots, notes, then `sections`
+    (Markdown written by other commands) as they are."""
     parts = [
         "# copy-tasks leaderboard",
         "",
@@ -184,4 +185,6 @@ def summary_markdown(rows: list[dict], plot_files: list[str], notes: list[str]) 
         parts += [f"![{name}](plots/{name})" for name in plot_files]
     if notes:
         parts += ["", "## Notes", ""] + [f"- {markdown_text(note)}" for note in notes]
+    for section in sections:
+        parts += ["", section.strip()]
     return "\n".join(parts) + "\n"

@@ -1,0 +1,281 @@
+"""`copy-tasks train`: train a NoPE transformer, a RoPE transformer and a Mamba-2 from scratch
+on our probes (`copy_tasks.models.training`), score them through plain `lm_eval`, and report
+the paper's three synthetic experiments.
+
+    copy-tasks train --out runs/train                     # the full recipe: about 40 minutes
+    copy-tasks train --out runs/train --quick             # about a minute (tests)
+    copy-tasks train --out runs/train --leaderboard leaderboard/   # and publish the rows
+
+Into `--out` it writes the checkpoints (`<architecture>/examples-<N>/`, each loadable by
+`lm_eval --model hf`), `train_log.jsonl` (loss, examples seen, wall time), `training.json`
+(parameters, final loss, seconds, the Mamba's state bits), the lm-eval results of every
+evaluation (`results/`), and `experiments.md` with its plots:
+1. examples needed: exact match on `random_copy` at the training lengths against examples seen;
+2. length generalization: `random_copy` of the final models from 10 symbols to 10 x the
+   longest training length;
+3. prefix against suffix key: `lookup_prefix` and `lookup_suffix` in the authors' format.
+`bounded_state` with the Mamba's recurrent state size in bits is scored beside them.
+With `--leaderboard DIR`, the final models' and `bounded_state`'s results join DIR/results/
+and DIR is rebuilt, with the experiments as a section of its summary.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from copy_tasks.harness.task_yamls import write_length_tasks
+from copy_tasks.models.training import ARCHITECTURES, RECIPES, Recipe, train
+from copy_tasks.probes.families import FAMILIES
+from copy_tasks.report.summary import effective_length
+
+DOCS = 50  # docs per length of every evaluation
+THRESHOLD = 0.9  # exact match at which a model has learned to copy (experiment 1)
+
+
+def copy_lengths(recipe: Recipe) -> tuple[int, ...]:
+    """From the shortest training length to 10 times the longest (experiment 2)."""
+    longest = recipe.copy_lengths[1]
+    steps = (0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 2.5, 5.0, 10.0)
+    return tuple(sorted({max(2, round(longest * step)) for step in steps}))
+
+
+def lookup_lengths(recipe: Recipe) -> tuple[int, ...]:
+    """The lookup lengths of experiment 3: within training and up to about 3 times beyond."""
+    longest = recipe.lookup_lengths[1]
+    return tuple(sorted({max(8, round(longest * step)) for step in (0.33, 0.67, 1.0, 1.67, 3.33)}))
+
+
+def training_lengths(recipe: Recipe) -> tuple[int, ...]:
+    return tuple(sorted({recipe.copy_lengths[1] // 2, recipe.copy_lengths[1]}))
+
+
+def tasks_for(family: str, lengths, teacher_forced: bool = False) -> list[str]:
+    return [FAMILIES[family].task_name(length, teacher_forced) for length in lengths]
+
+
+def write_tasks(recipe: Recipe, folder: Path) -> None:
+    """The lengths the experiments use that do not ship, for `--include_path`."""
+    for family, lengths in (("random_copy", copy_lengths(recipe) + training_lengths(recipe)),
+                            ("lookup_prefix", lookup_lengths(recipe)), ("lookup_suffix", lookup_lengths(recipe))):
+        write_length_tasks(FAMILIES[family], sorted(set(lengths)), folder)
+
+
+def lm_eval(model: str, model_args: str, tasks: list[str], out: Path, cwd: Path, include: Path) -> dict:
+    """One plain `lm_eval` run (our reference models need `copy-tasks run`); its results."""
+    entry = ["-m", "lm_eval", "run"] if model == "hf" else ["-m", "copy_tasks", "run"]
+    command = [sys.executable, *entry, "--model", model, "--tasks", ",".join(tasks), "--include_path", str(include),
+               "--metadata", json.dumps({"copy_tasks_docs": DOCS, "copy_tasks_lookup_format": "paper"}),
+               "--batch_size", "16", "--output_path", str(out)]
+    if model_args:
+        command += ["--model_args", model_args]
+    if model == "hf":
+        command += ["--device", "cpu"]
+    environment = {**os.environ, "TOKENIZERS_PARALLELISM": "false"}
+    subprocess.run(command, cwd=cwd, env=environment, check=True, stdout=subprocess.DEVNULL)
+    results = json.loads(max(out.rglob("results_*.json")).read_text())
+    return {task: values.get("exact_match,none") for task, values in results["results"].items()}
+
+
+def evaluate(recipe: Recipe, out: Path, architectures: tuple[str, ...], bits: int | None) -> dict:
+    """Every lm-eval run of the experiments; {run label: {task: exact match}}."""
+    from copy_tasks.suite import redact_config_paths
+
+    include, links = out / "tasks", out / "by_name"
+    write_tasks(recipe, include)
+    links.mkdir(exist_ok=True)
+    scores = {}
+    final_tasks = (tasks_for("random_copy", copy_lengths(recipe)) + tasks_for("lookup_prefix", lookup_lengths(recipe))
+                   + tasks_for("lookup_suffix", lookup_lengths(recipe)))
+    for architecture in architectures:
+        for seen in recipe.checkpoints:
+            label = f"trained-{architecture}" + ("" if seen == recipe.checkpoints[-1] else f"-{seen}ex")
+            link = links / label
+            if not link.exists():
+                link.symlink_to((out / architecture / f"examples-{seen}").resolve(), target_is_directory=True)
+            final = seen == recipe.checkpoints[-1]
+            tasks = final_tasks if final else tasks_for("random_copy", training_lengths(recipe))
+            print(f"copy-tasks train: scoring {label} on {len(tasks)} tasks", file=sys.stderr, flush=True)
+            scores[label] = lm_eval("hf", f"pretrained={label}", tasks, out / "results" / label, links, include)
+            redact_config_paths(out / "results" / label)
+    if bits is not None:
+        label = f"bounded_state-{bits}"
+        scores[label] = lm_eval("bounded_state", f"bits={bits}", final_tasks, out / "results" / label, out, include)
+        redact_config_paths(out / "results" / label)
+    return scores
+
+
+def _row(values) -> str:
+    return " | ".join("-" if value is None else f"{value:.2f}" for value in values)
+
+
+def experiments_markdown(recipe: Recipe, scores: dict, summaries: dict, architectures, bits) -> tuple[str, dict]:
+    """The three experiments as Markdown tables, and the figures they give."""
+    figures = {}
+    lines = ["## Trained from scratch: the paper's three synthetic experiments", "",
+             f"Recipe `{recipe_name(recipe)}`: {recipe.examples:,} examples per model, batch {recipe.batch_size}, "
+             f"seed {recipe.seed}; `random_copy` strings of {recipe.copy_lengths[0]} to {recipe.copy_lengths[1]} "
+             f"symbols and `lookup_prefix`/`lookup_suffix` strings of {recipe.lookup_lengths[0]} to "
+             f"{recipe.lookup_lengths[1]} letters in the authors' format (key 4, answer 4), mixed "
+             f"{recipe.mix[0]:.0%}/{recipe.mix[1]:.0%}/{recipe.mix[2]:.0%}; {DOCS} docs per length, greedy, "
+             "scored through `lm_eval`.", "",
+             "| model | parameters | final loss | training time (s) |", "|---|---:|---:|---:|"]
+    for architecture in architectures:
+        summary = summaries[architecture]
+        lines.append(f"| {architecture} | {summary['parameters']:,} | {summary['final_loss']:.4f} | "
+                     f"{summary['seconds']:.0f} |")
+    lengths = training_lengths(recipe)
+    lines += ["", f"### 1. Examples needed (exact match on random_copy at {', '.join(map(str, lengths))} symbols)",
+              "", "| model | " + " | ".join(f"{seen:,}" for seen in recipe.checkpoints) + " |",
+              "|---|" + "---:|" * len(recipe.checkpoints)]
+    for architecture in architectures:
+        curve = []
+        for seen in recipe.checkpoints:
+            label = f"trained-{architecture}" + ("" if seen == recipe.checkpoints[-1] else f"-{seen}ex")
+            values = [scores[label].get(f"random_copy_{length}") for length in lengths]
+            curve.append(sum(values) / len(values) if None not in values else None)
+        lines.append(f"| {architecture} | {_row(curve)} |")
+        reached = next((seen for seen, value in zip(recipe.checkpoints, curve) if value is not None and
+                        value >= THRESHOLD), None)
+        figures.setdefault(architecture, {})["examples_to_90"] = reached
+        figures[architecture]["examples_curve"] = curve
+    labels = [*(f"trained-{architecture}" for architecture in architectures),
+              *([f"bounded_state-{bits}"] if bits is not None else [])]
+    lengths = copy_lengths(recipe)
+    lines += ["", f"### 2. Length generalization (random_copy; trained up to {recipe.copy_lengths[1]} symbols)", "",
+              "| model | " + " | ".join(map(str, lengths)) + " | effective length |",
+              "|---|" + "---:|" * (len(lengths) + 1)]
+    for label in labels:
+        curve = [scores[label].get(f"random_copy_{length}") for length in lengths]
+        effective = effective_length([(n, v) for n, v in zip(lengths, curve) if v is not None])
+        lines.append(f"| {label} | {_row(curve)} | {effective if effective is not None else '<' + str(lengths[0])} |")
+        figures.setdefault(label, {})["effective_length"] = effective
+        figures[label]["copy_curve"] = curve
+    lengths = lookup_lengths(recipe)
+    lines += ["", f"### 3. Prefix against suffix key (trained up to {recipe.lookup_lengths[1]} letters)", "",
+              "| model | key | " + " | ".join(map(str, lengths)) + " |", "|---|---|" + "---:|" * len(lengths)]
+    for label in labels:
+        for place in ("prefix", "suffix"):
+            curve = [scores[label].get(f"lookup_{place}_{length}") for length in lengths]
+            lines.append(f"| {label} | {place} | {_row(curve)} |")
+            figures.setdefault(label, {})[f"lookup_{place}"] = curve
+        prefix, suffix = figures[label]["lookup_prefix"], figures[label]["lookup_suffix"]
+        pairs = [(p, s) for p, s in zip(prefix, suffix) if p is not None and s is not None]
+        figures[label]["prefix_minus_suffix"] = sum(p - s for p, s in pairs) / len(pairs) if pairs else None
+    lines += ["", "Figures: " + "; ".join(
+        f"{label}: examples to {THRESHOLD:.0%} = {figures[label].get('examples_to_90') or 'not reached'}, "
+        f"effective length = {figures[label]['effective_length']}, prefix minus suffix exact match = "
+        f"{figures[label]['prefix_minus_suffix']:.2f}" for label in labels if label.startswith("trained")), ""]
+    return "\n".join(lines), figures
+
+
+def recipe_name(recipe: Recipe) -> str:
+    return next(name for name, known in RECIPES.items() if known == recipe)
+
+
+def plots(recipe: Recipe, figures: dict, architectures, folder: Path) -> list[str]:
+    """The three experiments' plots, written to `folder`; their file names."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib import pyplot
+
+    names = []
+    drawings = (
+        ("training_examples_needed.png", "examples seen", recipe.checkpoints,
+         [(architecture, figures[architecture]["examples_curve"]) for architecture in architectures], False),
+        ("training_length_generalization.png", "string length (symbols)", copy_lengths(recipe),
+         [(label, values["copy_curve"]) for label, values in figures.items() if "copy_curve" in values], True),
+        ("training_prefix_suffix.png", "string length (letters)", lookup_lengths(recipe),
+         [(f"{label} {place}", values[f"lookup_{place}"]) for label, values in figures.items()
+          if "lookup_prefix" in values for place in ("prefix", "suffix")], False),
+    )
+    for name, xlabel, xs, lines, log in drawings:
+        figure, axes = pyplot.subplots(figsize=(7.5, 3.8), dpi=100)
+        for label, ys in lines:
+            style = "--" if label.endswith("suffix") else "-"
+            axes.plot([x for x, y in zip(xs, ys) if y is not None], [y for y in ys if y is not None], style,
+                      marker="o", markersize=3, label=label)
+        if log:
+            axes.set_xscale("log")
+        axes.set_xlabel(xlabel)
+        axes.set_ylabel("exact match")
+        axes.set_ylim(-0.05, 1.05)
+        axes.grid(True, alpha=0.3)
+        axes.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0)
+        figure.subplots_adjust(left=0.09, right=0.66, bottom=0.14, top=0.95)
+        figure.savefig(folder / name, format="png", metadata={"Software": None})
+        pyplot.close(figure)
+        names.append(name)
+    return names
+
+
+def publish(out: Path, leaderboard: Path, markdown: str, plot_names: list[str]) -> None:
+    """Add the final models' and bounded_state's results to the leaderboard and rebuild it,
+    with the experiments as a section of its summary."""
+    from copy_tasks.report.build import SECTIONS, build_leaderboard
+
+    target = leaderboard / "results" / "trained"
+    for folder in sorted((out / "results").iterdir()):
+        if not folder.name.endswith("ex"):  # the final models and bounded_state, not the checkpoints
+            shutil.copytree(folder, target / folder.name, dirs_exist_ok=True)
+    (leaderboard / "plots").mkdir(parents=True, exist_ok=True)
+    for name in plot_names:
+        shutil.copy(out / name, leaderboard / "plots" / name)
+    (leaderboard / SECTIONS).mkdir(exist_ok=True)
+    (leaderboard / SECTIONS / "training.md").write_text(markdown.replace("](training_", "](plots/training_"))
+    build_leaderboard([leaderboard / "results"], leaderboard)
+
+
+def run(recipe_name_: str, out: Path, architectures: tuple[str, ...], leaderboard: Path | None) -> dict:
+    recipe = RECIPES[recipe_name_]
+    out.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
+    summaries = {}
+    for architecture in architectures:
+        summaries[architecture] = train(architecture, recipe, out)
+        print(f"copy-tasks train: {architecture}: final loss {summaries[architecture]['final_loss']:.4f} after "
+              f"{summaries[architecture]['seconds']:.0f} s", file=sys.stderr, flush=True)
+    bits = next((summary["state_bits"] for summary in summaries.values() if summary["state_bits"]), None)
+    training_seconds = time.perf_counter() - started
+    scores = evaluate(recipe, out, architectures, bits)
+    markdown, figures = experiments_markdown(recipe, scores, summaries, architectures, bits)
+    plot_names = plots(recipe, figures, architectures, out)
+    markdown += "\n" + "\n".join(f"![{name}]({name})" for name in plot_names) + "\n"
+    (out / "experiments.md").write_text(markdown)
+    total = time.perf_counter() - started
+    record = {"recipe": recipe_name_, "models": summaries, "training_seconds": training_seconds,
+              "total_seconds": total, "figures": figures}
+    (out / "training.json").write_text(json.dumps(record, indent=1))
+    if leaderboard is not None:
+        publish(out, leaderboard, markdown, plot_names)
+    print(f"copy-tasks train: done in {total:.0f} s; experiments in {out / 'experiments.md'}", file=sys.stderr)
+    return record
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="copy-tasks train", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", type=Path, required=True, help="the folder for checkpoints, logs and results")
+    parser.add_argument("--recipe", choices=sorted(RECIPES), default="full")
+    parser.add_argument("--quick", action="store_const", dest="recipe", const="quick", help="--recipe quick")
+    parser.add_argument("--models", default=",".join(ARCHITECTURES),
+                        help=f"comma-separated subset of {', '.join(ARCHITECTURES)}")
+    parser.add_argument("--leaderboard", type=Path, default=None,
+                        help="a leaderboard folder to add the final models' results to")
+    args = parser.parse_args(argv)
+    architectures = tuple(name.strip() for name in args.models.split(",") if name.strip())
+    unknown = [name for name in architectures if name not in ARCHITECTURES]
+    if unknown or not architectures:
+        parser.error(f"--models: unknown {', '.join(unknown) or '(none given)'}; allowed: {', '.join(ARCHITECTURES)}")
+    try:
+        run(args.recipe, args.out.resolve(), architectures, args.leaderboard)
+    except subprocess.CalledProcessError as error:
+        print(f"copy-tasks train: an lm-eval run failed (exit {error.returncode}): {' '.join(error.cmd)}",
+              file=sys.stderr)
+        raise SystemExit(1) from None

@@ -1,0 +1,100 @@
+"""`copy-tasks train`: a deterministic shared stream from our own families, models of the stated
+kinds, and checkpoints that plain `lm_eval` loads and scores."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import pytest
+import torch
+from conftest import read_results, run_command
+
+from copy_tasks.models.training import (
+    RECIPES,
+    TRAINING_SEED_OFFSET,
+    batch,
+    build_model,
+    char_tokenizer,
+    state_bits,
+    train,
+    training_example,
+)
+from copy_tasks.probes.doc_sets import generate_docs
+
+QUICK = RECIPES["quick"]
+
+
+def test_the_stream_is_deterministic_mixed_and_apart_from_the_evaluation_docs():
+    first = [training_example(QUICK, index) for index in range(200)]
+    assert first == [training_example(QUICK, index) for index in range(200)]
+    families = [example.family for example in first]
+    assert {families.count(name) for name in ("random_copy", "lookup_prefix", "lookup_suffix")} <= set(range(30, 130))
+    evaluation = {doc["prompt"] for length in range(5, 11) for doc in generate_docs("random_copy", length, 1234, 200)}
+    assert not evaluation & {example.prompt for example in first}
+    assert TRAINING_SEED_OFFSET > 2**32
+
+
+def test_the_loss_covers_what_the_model_must_write_and_its_end():
+    tokenizer = char_tokenizer()
+    copy = next(example for index in range(50) if (example := training_example(QUICK, index)).family == "random_copy")
+    ids, mask, labels = batch(tokenizer, [copy])
+    scored = [token for token in labels[0].tolist() if token != -100]
+    assert tokenizer.decode(scored[:-1]) == copy.text[len(copy.prompt):].removesuffix("<eos>")
+    assert scored[-1] == tokenizer.eos_token_id and mask.sum() == len(ids[0])
+
+
+def test_the_character_tokenizer_round_trips():
+    tokenizer = char_tokenizer()
+    text = "a b\n\n$xy|z."
+    assert tokenizer.decode(tokenizer(text)["input_ids"]) == text
+    assert len(tokenizer(text)["input_ids"]) == len(text)
+
+
+def test_nope_has_no_position_information_and_rope_has():
+    """One layer, no positions: the last output is a function of the set of earlier tokens."""
+    recipe = replace(QUICK, transformer_layers=1, hidden=64)
+    tokens = torch.tensor([[5, 9, 14, 20, 31, 7]])
+    permuted = torch.tensor([[20, 14, 31, 9, 5, 7]])  # the earlier tokens reordered, the last kept
+    for architecture, invariant in (("transformer-nope", True), ("transformer-rope", False)):
+        model = build_model(architecture, recipe, char_tokenizer()).eval()
+        with torch.no_grad():
+            same = torch.allclose(model(tokens).logits[0, -1], model(permuted).logits[0, -1], atol=1e-5)
+        assert same == invariant, architecture
+
+
+def test_mamba_state_bits_hand_worked():
+    model = build_model("mamba2", QUICK, char_tokenizer())
+    config = model.config  # 2 layers, 2 heads of width 32, state 64, conv kernel 4, 64 + 128 conv channels
+    assert (config.num_hidden_layers, config.num_heads, config.head_dim, config.state_size) == (2, 2, 32, 64)
+    assert state_bits(model) == 32 * (2 * 2 * 32 * 64 + 2 * 3 * (2 * 32 + 2 * 64)) == 299_008
+    assert state_bits(build_model("transformer-rope", QUICK, char_tokenizer())) is None
+
+
+@pytest.mark.parametrize("architecture", ["transformer-nope", "mamba2"])
+def test_training_reproduces_from_its_seed(architecture, tmp_path):
+    (tmp_path / "one").mkdir()
+    (tmp_path / "two").mkdir()
+    first = train(architecture, QUICK, tmp_path / "one", progress=False)
+    second = train(architecture, QUICK, tmp_path / "two", progress=False)
+    assert first["final_loss"] == second["final_loss"]
+    log = [json.loads(line) for line in (tmp_path / "one" / "train_log.jsonl").read_text().splitlines()]
+    assert [entry["examples"] for entry in log] == list(range(16, QUICK.examples + 1, 16))
+    assert {"loss", "seconds", "step"} <= set(log[0])
+
+
+@pytest.mark.slow
+def test_quick_training_gives_checkpoints_plain_lm_eval_scores(tmp_path):
+    result = run_command(["copy-tasks", "train", "--quick", "--models", "transformer-rope,mamba2",
+                          "--out", str(tmp_path / "run")], cwd=tmp_path)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "experiments" in (tmp_path / "run" / "experiments.md").read_text().lower()
+    for architecture, model_type in (("transformer-rope", "gpt_neox"), ("mamba2", "mamba2")):
+        checkpoint = tmp_path / "run" / architecture / f"examples-{QUICK.examples}"
+        scored = run_command(["lm_eval", "--model", "hf", "--model_args", f"pretrained={checkpoint}", "--device",
+                              "cpu", "--tasks", "random_copy_10", "--limit", "3",
+                              "--output_path", str(tmp_path / architecture)], cwd=tmp_path)
+        assert scored.returncode == 0, scored.stderr[-3000:]
+        results = read_results(tmp_path / architecture)[0]
+        assert results["results"]["random_copy_10"]["exact_match,none"] in (0.0, 1 / 3, 2 / 3, 1.0)
+        assert results["configs"]["random_copy_10"]["metadata"]["copy_tasks_model_type"] == model_type
