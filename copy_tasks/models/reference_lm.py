@@ -30,7 +30,8 @@ def _copier(prompt: str, unit: str, n: int | None) -> NgramCopier:
 
 
 class ReferenceLM(LM):
-    """An analytic model: subclasses say how to generate and how to score a continuation."""
+    """An analytic model (the reference models, the scripted model): subclasses say how to
+    generate and how to score a continuation; this class answers lm-eval's requests."""
 
     copy_tasks_reads_any_length = True  # no context limit: nothing overflows (backend_limits)
 
@@ -44,7 +45,7 @@ class ReferenceLM(LM):
         return [self.score(*request.args[:2]) for request in requests]
 
     def loglikelihood_rolling(self, requests) -> list[float]:
-        raise NotImplementedError("reference models score continuations of a prompt, not whole texts")
+        raise NotImplementedError("analytic models score continuations of a prompt, not whole texts")
 
     def generate_until(self, requests) -> list[str]:
         outputs = []

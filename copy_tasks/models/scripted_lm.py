@@ -21,17 +21,15 @@ from __future__ import annotations
 
 import math
 
-import lm_eval.models  # noqa: F401  lm-eval registers its own models only into an empty registry
-from lm_eval.api.model import LM
 from lm_eval.api.registry import register_model
 
 from copy_tasks.models.answers import EPSILON, cut_at_stops
+from copy_tasks.models.reference_lm import ReferenceLM
 from copy_tasks.probes.conformance import EOS, SpecialToken, Token, prompt_key, read_answer_key, style_named
 
 
 @register_model("scripted")
-class ScriptedLM(LM):
-    copy_tasks_reads_any_length = True  # no context limit: nothing overflows (backend_limits)
+class ScriptedLM(ReferenceLM):
     def __init__(self, style: str, answers: str, tokenizer: str, **_ignored) -> None:
         from transformers import AutoTokenizer
 
@@ -56,35 +54,22 @@ class ScriptedLM(LM):
             raise KeyError(f"the answer key has no doc with the prompt {prompt[:60]!r}...") from None
         return self.style.write(answer, self.tokenize)
 
-    def generate_until(self, requests) -> list[str]:
-        outputs = []
-        for request in requests:
-            prompt, gen_kwargs = request.args[0], request.args[1]
-            until = gen_kwargs.get("until") or []
-            until = [until] if isinstance(until, str) else list(until)
-            text = ""
-            for token in self.written(prompt)[: int(gen_kwargs["max_gen_toks"])]:
-                if token == EOS:
-                    break
-                if not isinstance(token, SpecialToken):
-                    text += token
-            outputs.append(cut_at_stops(text, until))
-        return outputs
+    def generate(self, prompt: str, until: list[str], budget: int) -> str:
+        text = ""
+        for token in self.written(prompt)[:budget]:
+            if token == EOS:
+                break
+            if not isinstance(token, SpecialToken):
+                text += token
+        return cut_at_stops(text, until)
 
-    def loglikelihood(self, requests) -> list[tuple[float, bool]]:
+    def score(self, prompt: str, continuation: str) -> tuple[float, bool]:
         vocabulary = len(self.tokenizer)
-        results = []
-        for request in requests:
-            prompt, continuation = request.args[:2]
-            wanted, written = self.tokenize(continuation), self.written(prompt)
-            agree = 0
-            while agree < len(wanted) and agree < len(written) and written[agree] == wanted[agree]:
-                agree += 1
-            logprob = agree * math.log(1 - EPSILON)
-            if agree < len(wanted):
-                logprob += math.log(EPSILON / vocabulary) + (len(wanted) - agree - 1) * math.log(1 / vocabulary)
-            results.append((logprob, agree == len(wanted)))
-        return results
-
-    def loglikelihood_rolling(self, requests) -> list[float]:
-        raise NotImplementedError("the scripted model scores continuations of a prompt, not whole texts")
+        wanted, written = self.tokenize(continuation), self.written(prompt)
+        agree = 0
+        while agree < len(wanted) and agree < len(written) and written[agree] == wanted[agree]:
+            agree += 1
+        logprob = agree * math.log(1 - EPSILON)
+        if agree < len(wanted):
+            logprob += math.log(EPSILON / vocabulary) + (len(wanted) - agree - 1) * math.log(1 / vocabulary)
+        return logprob, agree == len(wanted)
