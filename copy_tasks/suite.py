@@ -6,10 +6,10 @@ over all the result folders. Two presets:
 - `quick` (the README's main job): Gemma 3 270M with 5 docs per length: every offline family
   teacher-forced up to 200 (n = 1 to 8 for `dup_ngram_copy`), and the phone book and lookups
   also generated up to 100; both reference models over every length and variant with 20 docs.
-- `published` (the `leaderboard/` folder): Gemma 3 270M and SmolLM2 135M, generation with 25
-  docs per length and teacher-forced with 50 (phone book at every length and random strings up
-  to 200, lookups up to 500, n = 1 to 8); both reference models over every length and variant
-  at the families' default doc counts.
+- `published` (the `leaderboard/` folder): Gemma 3 270M and SmolLM2 135M, generation and
+  teacher-forced with 25 docs per length, the same docs (phone book at every length up to 200,
+  random strings up to 200, lookups up to 500, n = 1 to 8); both reference models over every
+  length and variant at the families' default doc counts.
 
 Models prepared by `copy-tasks model` are run as `pretrained=<name>` from a folder of links to
 them in the model cache (`by_name/`), so the results name the model, not a path on this machine.
@@ -86,7 +86,7 @@ PRESETS = {
                         "dup_ngram_copy": EVERY_LENGTH["dup_ngram_copy"],
                         "lookup_suffix": up_to("lookup_suffix", 500), "lookup_prefix": up_to("lookup_prefix", 500)},
         generation_docs=25,
-        teacher_forced_docs=50,
+        teacher_forced_docs=25,
         reference_docs=None,
     ),
 }

@@ -65,13 +65,13 @@ def mutated(data: dict, path: tuple[str, ...], value) -> dict:
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(path=st.sampled_from(PATHS), value=JSON)
-@example(path=("date",), value=float("nan")).via("a NaN date")
-@example(path=("date",), value=1e300).via("a date past the calendar")
-@example(path=("config",), value=[1, 2]).via("config a list")
-@example(path=("configs", "phonebook_copy_20"), value="x").via("a task config a string")
-@example(path=("n-samples",), value=5).via("n-samples an int")
-@example(path=("results", "phonebook_copy_20"), value=None).via("a task's results null")
-@example(path=("results", "phonebook_copy_20", "exact_match,none"), value=10**400).via("a value of 10**400")
+@example(path=("date",), value=float("nan"))  # a NaN date
+@example(path=("date",), value=1e300)  # a date past the calendar
+@example(path=("config",), value=[1, 2])  # config a list
+@example(path=("configs", "phonebook_copy_20"), value="x")  # a task config a string
+@example(path=("n-samples",), value=5)  # n-samples an int
+@example(path=("results", "phonebook_copy_20"), value=None)  # a task's results null
+@example(path=("results", "phonebook_copy_20", "exact_match,none"), value=10**400)  # a value of 10**400
 def test_the_reader_never_raises_on_a_mutated_results_file(tmp_path_factory, path, value):
     folder = tmp_path_factory.mktemp("mutated")
     file = write_results(folder, "model", GOOD)
