@@ -15,6 +15,9 @@ from copy_tasks.probes.families import FAMILIES
 from copy_tasks.probes.options import SourceOption
 
 BIN = Path(sys.executable).parent
+# The toy family registers itself when imported: only its own tests import it (not the
+# doctest collection, which would add it to every test's family table).
+collect_ignore = ["toy_family.py"]
 
 
 @pytest.fixture(scope="session")

@@ -1,17 +1,27 @@
-"""The published leaderboard (`leaderboard/`): real runs of four models, regenerable byte for byte."""
+"""The published leaderboard (`leaderboard/`): real runs, regenerable byte for byte, whose
+teacher-forced and generated verdicts agree."""
 
 from __future__ import annotations
 
 import csv
+import json
 import re
 from pathlib import Path
 
+from copy_tasks.probes.families import parse_task_name
 from copy_tasks.report.build import build_leaderboard
 from copy_tasks.suite import OFFLINE_FAMILIES
 
 PUBLISHED = Path(__file__).resolve().parents[1] / "leaderboard"
-MODELS = {"gemma-3-270m": "transformer", "smollm2-135m": "transformer",
-          "ngram_copier": "reference model", "bounded_state": "reference model"}
+SUITE_MODELS = {"gemma-3-270m": "transformer", "smollm2-135m": "transformer",
+                "ngram_copier": "reference model", "bounded_state": "reference model"}
+TRAINED_MODELS = {"trained-transformer-nope": "transformer", "trained-transformer-rope": "transformer",
+                  "trained-mamba2": "ssm"}
+
+
+def published_rows() -> list[dict]:
+    with (PUBLISHED / "leaderboard.csv").open(newline="") as handle:
+        return list(csv.DictReader(handle))
 
 
 def test_the_csv_regenerates_byte_identically_from_the_raw_results(tmp_path):
@@ -20,17 +30,42 @@ def test_the_csv_regenerates_byte_identically_from_the_raw_results(tmp_path):
     assert (tmp_path / "leaderboard.csv").read_bytes() == (PUBLISHED / "leaderboard.csv").read_bytes()
 
 
-def test_every_model_ran_every_offline_family_in_both_variants():
-    with (PUBLISHED / "leaderboard.csv").open(newline="") as handle:
-        rows = list(csv.DictReader(handle))
-    for model, architecture in MODELS.items():
+def test_every_suite_model_ran_every_offline_family_in_both_variants():
+    rows = published_rows()
+    for model, architecture in SUITE_MODELS.items():
         mine = [row for row in rows if row["model"] == model]
         assert {row["architecture"] for row in mine} == {architecture}
         assert {(row["family"], row["variant"]) for row in mine} == {
             (family.name, variant) for family in OFFLINE_FAMILIES for variant in ("generation", "teacher_forced")
         }
-        assert all(int(row["n"]) >= 10 for row in mine)
+        assert all(int(row["n"]) >= 25 for row in mine)
         assert {row["flags"] for row in mine} == {""}
+
+
+def test_the_trained_models_are_there_with_their_architecture_and_50_docs():
+    rows = published_rows()
+    for model, architecture in TRAINED_MODELS.items():
+        mine = [row for row in rows if row["model"] == model]
+        assert mine and {row["architecture"] for row in mine} == {architecture}
+        assert all(int(row["n"]) >= 50 for row in mine)
+        assert {row["family"] for row in mine} == {"random_copy", "lookup_prefix", "lookup_suffix"}
+    assert any(row["model"].startswith("bounded_state(bits=") for row in rows)
+
+
+def test_teacher_forced_and_generated_verdicts_agree_on_99_percent_of_docs():
+    for model in ("gemma-3-270m", "smollm2-135m"):
+        verdicts: dict[tuple[str, int, int], dict[str, float]] = {}
+        for path in (PUBLISHED / "results" / model).rglob("samples_*.jsonl"):
+            task = path.name.removeprefix("samples_").rsplit("_", 1)[0]
+            family, variant, length = parse_task_name(task)
+            for line in path.read_text().splitlines():
+                sample = json.loads(line)
+                if "exact_match" in sample:
+                    verdicts.setdefault((family, length, sample["doc_id"]), {})[variant] = sample["exact_match"]
+        pairs = [both for both in verdicts.values() if len(both) == 2]
+        agree = sum(both["generation"] == both["teacher_forced"] for both in pairs)
+        assert len(pairs) >= 25 * 30, model
+        assert agree / len(pairs) >= 0.99, (model, agree, len(pairs))
 
 
 def test_published_files_name_no_folder_of_the_machine_that_made_them():

@@ -2,7 +2,7 @@
 
 Three architectures of about 3 million parameters each, trained on one shared stream of
 examples (the same examples, in the same order, for each):
-- `transformer-nope`: GPT-NeoX with no position information (`partial_rotary_factor` 0);
+- `transformer-nope`: GPT-NeoX with no position information (`rotary_pct` 0);
 - `transformer-rope`: the same with rotary position embeddings on every head dimension;
 - `mamba2`: HF `Mamba2ForCausalLM`. Mamba-2 rather than Mamba-1: on 2 CPU cores HF's Mamba-1
   runs its reference scan step by step (28 s a training step for a 4-layer, 128-wide model on
@@ -151,9 +151,7 @@ def build_model(architecture: str, recipe: Recipe, tokenizer):
         config = transformers.GPTNeoXConfig(
             hidden_size=recipe.hidden, num_hidden_layers=recipe.transformer_layers,
             num_attention_heads=max(1, recipe.hidden // 64), intermediate_size=4 * recipe.hidden,
-            max_position_embeddings=CONTEXT,
-            rope_parameters={"rope_type": "default", "rope_theta": 10000.0, "partial_rotary_factor": rotary},
-            **special)
+            max_position_embeddings=CONTEXT, rotary_pct=rotary, **special)
         return transformers.GPTNeoXForCausalLM(config)
     if architecture == "mamba2":
         head_dim = min(64, recipe.hidden)
