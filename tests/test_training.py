@@ -44,11 +44,13 @@ def test_the_loss_covers_what_the_model_must_write_and_its_end():
     assert scored[-1] == tokenizer.eos_token_id and mask.sum() == len(ids[0])
 
 
-def test_the_character_tokenizer_round_trips():
+def test_the_character_tokenizer_round_trips_and_reads_a_spaced_letter_as_one_token():
     tokenizer = char_tokenizer()
-    text = "a b\n\n$xy|z."
+    text = "a b\n\n$xy|z. A 1"
     assert tokenizer.decode(tokenizer(text)["input_ids"]) == text
-    assert len(tokenizer(text)["input_ids"]) == len(text)
+    assert len(tokenizer(text)["input_ids"]) == len(text) - 1  # " b" is one token
+    spaced = training_example(QUICK, 0).prompt  # a random_copy prompt: every symbol one token
+    assert len(tokenizer(spaced)["input_ids"]) == len(spaced.replace(" ", ""))
 
 
 def test_nope_has_no_position_information_and_rope_has():

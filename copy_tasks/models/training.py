@@ -15,7 +15,11 @@ answer; `$string|key` then the answer) with strings up to `lookup_lengths[1]`. T
 on what the model must write (the continuation, then the end: EOS after a copy, `.` after a
 lookup answer, as the authors' format ends it). A character-level tokenizer is saved with
 every checkpoint, so `lm_eval --model hf --model_args pretrained=<folder>` loads it as any
-model. Training is deterministic given the recipe's seed: the data comes from our seeded
+model; in it a letter after a space is one token, so that every symbol of a spaced string
+(`random_copy`'s format) is one token, as subword tokenizers read it. With plain characters a
+copied letter's key is two tokens back, and no transformer of the full recipe learned to copy
+within its budget (tried: exact match 0 at 38,400 examples); with spaced letters as tokens the
+RoPE transformer copies 10- and 20-letter strings at 90% after 16,000 examples. Training is deterministic given the recipe's seed: the data comes from our seeded
 generators and torch's generator is seeded before each model is built.
 
     >>> example = training_example(RECIPES["quick"], 0)
@@ -41,6 +45,7 @@ ARCHITECTURES = ("transformer-nope", "transformer-rope", "mamba2")
 LOOKUP_OPTIONS = {"key_length": 4, "answer_length": 4, "fmt": "paper"}
 PAD, EOS, UNKNOWN = "<pad>", "<eos>", "<unk>"
 CHARACTERS = [chr(code) for code in range(32, 127)] + ["\n"]
+SPACED_LETTERS = [" " + letter for letter in "abcdefghijklmnopqrstuvwxyz"]
 CONTEXT = 4096  # tokens the saved models declare (lm-eval's max_length)
 
 
@@ -101,13 +106,19 @@ def training_example(recipe: Recipe, index: int) -> Example:
 
 
 def char_tokenizer():
-    """A character-level tokenizer over printable ASCII and newline (a `PreTrainedTokenizerFast`)."""
+    """A character-level tokenizer over printable ASCII and newline, in which a space and the
+    letter after it are one token (a `PreTrainedTokenizerFast`).
+
+    >>> tokenizer = char_tokenizer()
+    >>> tokenizer.convert_ids_to_tokens(tokenizer("$ab|q r\\n")["input_ids"])
+    ['$', 'a', 'b', '|', 'q', ' r', '\\n']
+    """
     from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers
     from transformers import PreTrainedTokenizerFast
 
-    vocabulary = {token: index for index, token in enumerate([PAD, EOS, UNKNOWN, *CHARACTERS])}
+    vocabulary = {token: index for index, token in enumerate([PAD, EOS, UNKNOWN, *CHARACTERS, *SPACED_LETTERS])}
     tokenizer = Tokenizer(models.WordLevel(vocab=vocabulary, unk_token=UNKNOWN))
-    tokenizer.pre_tokenizer = pre_tokenizers.Split(Regex(r"[\s\S]"), behavior="isolated")
+    tokenizer.pre_tokenizer = pre_tokenizers.Split(Regex(r" [a-z]|[\s\S]"), behavior="isolated")
     tokenizer.decoder = decoders.Fuse()
     return PreTrainedTokenizerFast(tokenizer_object=tokenizer, pad_token=PAD, eos_token=EOS, bos_token=EOS,
                                    unk_token=UNKNOWN, model_max_length=CONTEXT)
