@@ -19,8 +19,9 @@ model; in it a letter after a space is one token, so that every symbol of a spac
 (`random_copy`'s format) is one token, as subword tokenizers read it. With plain characters a
 copied letter's key is two tokens back, and no transformer of the full recipe learned to copy
 within its budget (tried: exact match 0 at 38,400 examples); with spaced letters as tokens the
-RoPE transformer copies 10- and 20-letter strings at 90% after 16,000 examples. Training is deterministic given the recipe's seed: the data comes from our seeded
-generators and torch's generator is seeded before each model is built.
+RoPE transformer copies 10- and 20-letter strings at 90% after 16,000 examples. Training is
+deterministic given the recipe's seed: the data comes from our seeded generators and torch's
+generator is seeded before each model is built.
 
     >>> example = training_example(RECIPES["quick"], 0)
     >>> example.family, example.text[: len(example.prompt)] == example.prompt
