@@ -128,8 +128,9 @@ def test_exactly_one_repeated_ngram_and_no_longer_repeat(n):
     [
         (" b c d e\n\nb c d e", 1.0, 1.0),  # stops at the blank line
         (" b c d e", 1.0, 1.0),  # no stop at all
-        (" b c d e f g", 0.0, 1.0),  # extra continuation after the copy
-        (" b c d e\nf", 0.0, 1.0),  # extra continuation after a single newline
+        (" b c d e f g", 1.0, 1.0),  # the copy, then more: how the answer ends is not scored
+        (" b c d e\nf", 1.0, 1.0),  # the copy, then a new line
+        (" b c d f", 0.0, 0.75),  # a wrong last word
         (" b c d", 0.0, 0.75),  # missing last word
         ("b  c\nd   e ", 1.0, 1.0),  # whitespace differences
         (" b x d e", 0.0, 0.25),  # one wrong word

@@ -112,13 +112,12 @@ STYLES: dict[str, Style] = {
         Style("char_tokens", "the answer one character per token, EOS",
               lambda answer, tokenize: [*answer, EOS], True, False,
               why="teacher forcing asks whether each of the tokenizer's own tokens is the argmax"),
-        Style("next_line_text", "the answer, `\\n`, more text", _after("\nmore text"), True, True,
-              generation_except=_except(False, COPIES),
-              why="a copy is read up to a blank line, so a next line joins it"),
+        Style("next_line_text", "the answer, `\\n`, more text", _after("\nmore text"), True, True),
         Style("blank_line_text", "the answer, `\\n\\n`, more text", _after("\n\nmore text"), True, True),
         Style("run_on", "the answer, then ` and so on` on the same line", _after(" and so on"), False, True,
-              generation_except=_except(True, LOOKUPS),
-              why="a lookup is read as its first k letters; teacher forcing scores the answer, not what follows"),
+              generation_except=_except(True, COPIES, LOOKUPS),
+              why="a copy is read as its first words and a lookup as its first k letters, but a phone "
+                  "number or a SQuAD answer is the whole line; teacher forcing scores the answer, not what follows"),
         Style("trailing_space", "the answer, a space, EOS", _after(" "), True, True),
         Style("no_leading_space", "the answer without its leading space, EOS",
               lambda answer, tokenize: [*tokenize(answer.lstrip()), EOS], True, False,
@@ -138,7 +137,8 @@ def style_named(name: str) -> Style:
 
 
 def verdict_table() -> str:
-    """The expected verdicts as a Markdown table (printed in the README).
+    """The expected verdicts as a Markdown table, then why they differ where they do (printed
+    in the README).
 
     >>> print(verdict_table().splitlines()[2])
     | `eos` | the answer, then EOS | right | right | right | right | right |
@@ -149,6 +149,8 @@ def verdict_table() -> str:
     for style in STYLES.values():
         cells = [mark[style.expected(group[0], False)] for group in FAMILY_GROUPS.values()]
         lines.append(f"| `{style.name}` | {style.writes} | " + " | ".join(cells) + f" | {mark[style.teacher_forced]} |")
+    lines.append("")
+    lines += [f"- `{style.name}`: {style.why}." for style in STYLES.values() if style.why]
     return "\n".join(lines)
 
 

@@ -38,14 +38,19 @@ def copy_doc(words: list[str]) -> dict:
 
 def score_copy(generation: str, target: str) -> dict[str, float]:
     """exact_match of the copy and prefix_match, the fraction of target words right before the
-    first error. The generation is cut at its first blank line (the authors' stop); whitespace
-    runs, newlines included, count as one space.
+    first error. The copy is the first words written, as many as the target has, before the
+    first blank line (the authors' stop); whitespace runs, newlines included, count as one
+    space. What a model writes after the copy (another copy, a newline and more text) is how
+    it ends its answer, not the answer, so it does not count, as with the lookups' first k
+    letters; the authors' rule also required a blank line right after the copy.
 
     >>> score_copy(" cat sat\\n\\nthe cat", " cat sat"), score_copy(" cat", " cat sat")
     ({'exact_match': 1.0, 'prefix_match': 1.0}, {'exact_match': 0.0, 'prefix_match': 0.5})
+    >>> score_copy(" cat sat cat sat", " cat sat")["exact_match"], score_copy(" cat sits", " cat sat")["exact_match"]
+    (1.0, 0.0)
     """
-    produced = generation.split("\n\n", 1)[0].split()
     wanted = target.split()
+    produced = generation.split("\n\n", 1)[0].split()[: len(wanted)]
     right = 0
     for got, want in zip(produced, wanted):
         if got != want:
