@@ -5,6 +5,7 @@ the paper's three synthetic experiments.
     copy-tasks train --out runs/train                     # the full recipe: about 40 minutes
     copy-tasks train --out runs/train --quick             # about a minute (tests)
     copy-tasks train --out runs/train --leaderboard leaderboard/   # and publish the rows
+    copy-tasks train --out runs/train --report-only       # rebuild the report of a finished run
 
 Into `--out` it writes the checkpoints (`<architecture>/examples-<N>/`, each loadable by
 `lm_eval --model hf`), `train_log.jsonl` (loss, examples seen, wall time), `training.json`
@@ -79,7 +80,12 @@ def lm_eval(model: str, model_args: str, tasks: list[str], out: Path, cwd: Path,
         command += ["--device", "cpu"]
     environment = {**os.environ, "TOKENIZERS_PARALLELISM": "false"}
     subprocess.run(command, cwd=cwd, env=environment, check=True, stdout=subprocess.DEVNULL)
-    results = json.loads(max(out.rglob("results_*.json")).read_text())
+    return read_scores(out)
+
+
+def read_scores(folder: Path) -> dict:
+    """{task: exact match} of the latest lm-eval results file under `folder`."""
+    results = json.loads(max(folder.rglob("results_*.json")).read_text())
     return {task: values.get("exact_match,none") for task, values in results["results"].items()}
 
 
@@ -143,8 +149,8 @@ def experiments_markdown(recipe: Recipe, scores: dict, summaries: dict, architec
         lines.append(f"| {architecture} | {_row(curve)} |")
         reached = next((seen for seen, value in zip(recipe.checkpoints, curve) if value is not None and
                         value >= THRESHOLD), None)
-        figures.setdefault(architecture, {})["examples_to_90"] = reached
-        figures[architecture]["examples_curve"] = curve
+        figures.setdefault(f"trained-{architecture}", {})["examples_to_90"] = reached
+        figures[f"trained-{architecture}"]["examples_curve"] = curve
     labels = [*(f"trained-{architecture}" for architecture in architectures),
               *([f"bounded_state-{bits}"] if bits is not None else [])]
     lengths = copy_lengths(recipe)
@@ -168,10 +174,16 @@ def experiments_markdown(recipe: Recipe, scores: dict, summaries: dict, architec
         prefix, suffix = figures[label]["lookup_prefix"], figures[label]["lookup_suffix"]
         pairs = [(p, s) for p, s in zip(prefix, suffix) if p is not None and s is not None]
         figures[label]["prefix_minus_suffix"] = sum(p - s for p, s in pairs) / len(pairs) if pairs else None
-    lines += ["", "Figures: " + "; ".join(
-        f"{label}: examples to {THRESHOLD:.0%} = {figures[label].get('examples_to_90') or 'not reached'}, "
-        f"effective length = {figures[label]['effective_length']}, prefix minus suffix exact match = "
-        f"{figures[label]['prefix_minus_suffix']:.2f}" for label in labels if label.startswith("trained")), ""]
+    lines += ["", "### Figures", "", f"| model | examples to {THRESHOLD:.0%} exact match | effective length | "
+              "prefix minus suffix (mean exact match) |", "|---|---:|---:|---:|"]
+    for architecture in architectures:
+        values = figures[f"trained-{architecture}"]
+        reached = f"{values['examples_to_90']:,}" if values["examples_to_90"] else "not reached"
+        effective = values["effective_length"]
+        effective = f"<{copy_lengths(recipe)[0]}" if effective is None else effective
+        gap = "-" if values["prefix_minus_suffix"] is None else f"{values['prefix_minus_suffix']:+.2f}"
+        lines.append(f"| trained-{architecture} | {reached} | {effective} | {gap} |")
+    lines.append("")
     return "\n".join(lines), figures
 
 
@@ -189,7 +201,8 @@ def plots(recipe: Recipe, figures: dict, architectures, folder: Path) -> list[st
     names = []
     drawings = (
         ("training_examples_needed.png", "examples seen", recipe.checkpoints,
-         [(architecture, figures[architecture]["examples_curve"]) for architecture in architectures], False),
+         [(architecture, figures[f"trained-{architecture}"]["examples_curve"]) for architecture in architectures],
+         False),
         ("training_length_generalization.png", "string length (symbols)", copy_lengths(recipe),
          [(label, values["copy_curve"]) for label, values in figures.items() if "copy_curve" in values], True),
         ("training_prefix_suffix.png", "string length (letters)", lookup_lengths(recipe),
@@ -245,18 +258,38 @@ def run(recipe_name_: str, out: Path, architectures: tuple[str, ...], leaderboar
     bits = next((summary["state_bits"] for summary in summaries.values() if summary["state_bits"]), None)
     training_seconds = time.perf_counter() - started
     scores = evaluate(recipe, out, architectures, bits)
+    record = {"recipe": recipe_name_, "models": summaries, "training_seconds": training_seconds,
+              "total_seconds": time.perf_counter() - started}
+    return report(record, scores, out, leaderboard)
+
+
+def report(record: dict, scores: dict, out: Path, leaderboard: Path | None) -> dict:
+    """Write `experiments.md`, its plots and `training.json` into `out` (and publish them)."""
+    recipe, summaries = RECIPES[record["recipe"]], record["models"]
+    architectures = tuple(summaries)
+    bits = next((summary["state_bits"] for summary in summaries.values() if summary["state_bits"]), None)
     markdown, figures = experiments_markdown(recipe, scores, summaries, architectures, bits)
     plot_names = plots(recipe, figures, architectures, out)
     markdown += "\n" + "\n".join(f"![{name}]({name})" for name in plot_names) + "\n"
     (out / "experiments.md").write_text(markdown)
-    total = time.perf_counter() - started
-    record = {"recipe": recipe_name_, "models": summaries, "training_seconds": training_seconds,
-              "total_seconds": total, "figures": figures}
+    record = {**record, "figures": figures}
     (out / "training.json").write_text(json.dumps(record, indent=1))
     if leaderboard is not None:
         publish(out, leaderboard, markdown, plot_names)
-    print(f"copy-tasks train: done in {total:.0f} s; experiments in {out / 'experiments.md'}", file=sys.stderr)
+    print(f"copy-tasks train: done in {record['total_seconds']:.0f} s; experiments in {out / 'experiments.md'}",
+          file=sys.stderr)
     return record
+
+
+def report_again(out: Path, leaderboard: Path | None) -> dict:
+    """The report of a finished run rebuilt from its folder (`training.json` and the lm-eval
+    results), without training or scoring anything: after a change to the report itself."""
+    record_file = out / "training.json"
+    if not record_file.is_file():
+        raise SystemExit(f"copy-tasks train: --report-only: {out} holds no training.json (no finished run)")
+    record = json.loads(record_file.read_text())
+    scores = {folder.name: read_scores(folder) for folder in sorted((out / "results").iterdir())}
+    return report(record, scores, out, leaderboard)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -268,11 +301,16 @@ def main(argv: list[str] | None = None) -> None:
                         help=f"comma-separated subset of {', '.join(ARCHITECTURES)}")
     parser.add_argument("--leaderboard", type=Path, default=None,
                         help="a leaderboard folder to add the final models' results to")
+    parser.add_argument("--report-only", action="store_true",
+                        help="rebuild the report of the finished run in --out from its results; train nothing")
     args = parser.parse_args(argv)
     architectures = tuple(name.strip() for name in args.models.split(",") if name.strip())
     unknown = [name for name in architectures if name not in ARCHITECTURES]
     if unknown or not architectures:
         parser.error(f"--models: unknown {', '.join(unknown) or '(none given)'}; allowed: {', '.join(ARCHITECTURES)}")
+    if args.report_only:
+        report_again(args.out.resolve(), args.leaderboard)
+        return
     try:
         run(args.recipe, args.out.resolve(), architectures, args.leaderboard)
     except subprocess.CalledProcessError as error:

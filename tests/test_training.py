@@ -21,6 +21,7 @@ from copy_tasks.models.training import (
     training_example,
 )
 from copy_tasks.probes.doc_sets import generate_docs
+from copy_tasks.train import experiments_markdown
 
 QUICK = RECIPES["quick"]
 
@@ -90,7 +91,12 @@ def test_quick_training_gives_checkpoints_plain_lm_eval_scores(tmp_path):
     result = run_command(["copy-tasks", "train", "--quick", "--models", "transformer-rope,mamba2",
                           "--out", str(tmp_path / "run")], cwd=tmp_path)
     assert result.returncode == 0, result.stderr[-3000:]
-    assert "experiments" in (tmp_path / "run" / "experiments.md").read_text().lower()
+    experiments = (tmp_path / "run" / "experiments.md").read_text()
+    assert "experiments" in experiments.lower()
+    (tmp_path / "run" / "experiments.md").unlink()
+    again = run_command(["copy-tasks", "train", "--out", str(tmp_path / "run"), "--report-only"], cwd=tmp_path)
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert (tmp_path / "run" / "experiments.md").read_text() == experiments  # from the results, not re-run
     for architecture, model_type in (("transformer-rope", "gpt_neox"), ("mamba2", "mamba2")):
         checkpoint = tmp_path / "run" / architecture / f"examples-{QUICK.examples}"
         scored = run_command(["lm_eval", "--model", "hf", "--model_args", f"pretrained={checkpoint}", "--device",
@@ -100,3 +106,34 @@ def test_quick_training_gives_checkpoints_plain_lm_eval_scores(tmp_path):
         results = read_results(tmp_path / architecture)[0]
         assert results["results"]["random_copy_10"]["exact_match,none"] in (0.0, 1 / 3, 2 / 3, 1.0)
         assert results["configs"]["random_copy_10"]["metadata"]["copy_tasks_model_type"] == model_type
+
+
+def test_the_experiments_figures_are_read_off_their_tables_hand_worked():
+    full = RECIPES["full"]  # checkpoints 3,200 ... 51,200; copies scored at 10 and 20 symbols
+    rope_checkpoints = [(0.0, 0.0), (0.0, 0.2), (0.8, 0.9), (1.0, 0.9), (1.0, 1.0), (1.0, 1.0)]
+    scores = {}
+    for seen, (at_10, at_20) in zip(full.checkpoints, rope_checkpoints):
+        scores[f"trained-transformer-rope-{seen}ex"] = {"random_copy_10": at_10, "random_copy_20": at_20}
+        scores[f"trained-mamba2-{seen}ex"] = {"random_copy_10": 0.5, "random_copy_20": 0.0}
+    copy_curves = {"transformer-rope": (1.0, 1.0, 0.9, 0.4, 0.0, 0.0, 0.0, 0.0, 0.0),  # 10 ... 200 symbols
+                   "mamba2": (0.4, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)}
+    lookups = {"transformer-rope": (0.5, 1.0), "mamba2": (0.75, 0.25)}  # prefix, suffix at every length
+    for architecture in ("transformer-rope", "mamba2"):
+        final = dict(zip((f"random_copy_{n}" for n in (10, 15, 20, 25, 30, 40, 50, 100, 200)),
+                         copy_curves[architecture]))
+        for n in (10, 20, 30, 50, 100):
+            final[f"lookup_prefix_{n}"], final[f"lookup_suffix_{n}"] = lookups[architecture]
+        scores[f"trained-{architecture}"] = final
+    summaries = {name: {"parameters": 1, "final_loss": 0.5, "seconds": 1.0} for name in ("transformer-rope", "mamba2")}
+
+    markdown, figures = experiments_markdown(full, scores, summaries, ("transformer-rope", "mamba2"), None)
+
+    # rope: means 0, 0.1, 0.85, 0.95, ... first at or above 0.9 at 19,200; mamba2: 0.25, then 0.2
+    assert figures["trained-transformer-rope"]["examples_to_90"] == 19_200
+    assert figures["trained-mamba2"]["examples_to_90"] is None
+    assert figures["trained-transformer-rope"]["effective_length"] == 20  # 0.9 at 20, 0.4 at 25
+    assert figures["trained-mamba2"]["effective_length"] is None  # below 50% from the first length
+    assert figures["trained-transformer-rope"]["prefix_minus_suffix"] == pytest.approx(-0.5)
+    assert figures["trained-mamba2"]["prefix_minus_suffix"] == pytest.approx(0.5)
+    assert "| trained-transformer-rope | 19,200 | 20 | -0.50 |" in markdown
+    assert "| trained-mamba2 | not reached | <10 | +0.50 |" in markdown

@@ -53,7 +53,7 @@ MARKDOWN_SPECIALS = re.compile(r"([\\`*\[\]()!|$~])")
 
 
 def markdown_text(text: str) -> str:
-    """Text shown as itself in Markdown: HTML and Markdown syntax escaped.
+    r"""Text shown as itself in Markdown: HTML and Markdown syntax escaped.
 
     >>> print(markdown_text("![x](http://a.b)<script>|"), markdown_text("gemma-3_270m"))
     \!\[x\]\(http://a.b\)&lt;script&gt;\| gemma-3_270m
