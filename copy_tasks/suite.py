@@ -155,9 +155,10 @@ def _lm_eval_command(run: SuiteRun, results_dir: Path) -> list[str]:
     return command
 
 
-def redact_config_paths(folder: Path) -> None:
-    """Write the task YAML paths lm-eval records (`config_source`) relative to the package, so
-    that published results name no folder of the machine that ran them.
+def redact_config_paths(folder: Path, include: Path | None = None) -> None:
+    """Write the task YAML paths lm-eval records (`config_source`) relative to the package (and
+    those of an `--include_path` folder `include` as `<its name>/<file>`), so that published
+    results name no folder of the machine that ran them.
 
     >>> import tempfile, copy_tasks
     >>> folder = Path(tempfile.mkdtemp())
@@ -169,11 +170,15 @@ def redact_config_paths(folder: Path) -> None:
     """
     from copy_tasks import task_config_dir
 
-    machine_path = json.dumps(str(task_config_dir()))[1:-1]
+    relative = {json.dumps(str(task_config_dir()))[1:-1]: "copy_tasks/task_configs"}
+    if include is not None:
+        relative[json.dumps(str(include))[1:-1]] = include.name
     for path in folder.rglob("results_*.json"):
-        text = path.read_text(encoding="utf-8")
-        if machine_path in text:
-            path.write_text(text.replace(machine_path, "copy_tasks/task_configs"), encoding="utf-8")
+        text = original = path.read_text(encoding="utf-8")
+        for machine_path, written in relative.items():
+            text = text.replace(machine_path, written)
+        if text != original:
+            path.write_text(text, encoding="utf-8")
 
 
 def run_suite(preset_name: str, out: Path, models: tuple[str, ...] | None = None) -> None:

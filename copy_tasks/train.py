@@ -109,11 +109,11 @@ def evaluate(recipe: Recipe, out: Path, architectures: tuple[str, ...], bits: in
             tasks = final_tasks if final else tasks_for("random_copy", training_lengths(recipe))
             print(f"copy-tasks train: scoring {label} on {len(tasks)} tasks", file=sys.stderr, flush=True)
             scores[label] = lm_eval("hf", f"pretrained={label}", tasks, out / "results" / label, links, include)
-            redact_config_paths(out / "results" / label)
+            redact_config_paths(out / "results" / label, include)
     if bits is not None:
         label = f"bounded_state-{bits}"
         scores[label] = lm_eval("bounded_state", f"bits={bits}", final_tasks, out / "results" / label, out, include)
-        redact_config_paths(out / "results" / label)
+        redact_config_paths(out / "results" / label, include)
     return scores
 
 
@@ -260,6 +260,7 @@ def run(recipe_name_: str, out: Path, architectures: tuple[str, ...], leaderboar
     scores = evaluate(recipe, out, architectures, bits)
     record = {"recipe": recipe_name_, "models": summaries, "training_seconds": training_seconds,
               "total_seconds": time.perf_counter() - started}
+    print(f"copy-tasks train: trained and scored in {record['total_seconds']:.0f} s", file=sys.stderr)
     return report(record, scores, out, leaderboard)
 
 
@@ -276,8 +277,7 @@ def report(record: dict, scores: dict, out: Path, leaderboard: Path | None) -> d
     (out / "training.json").write_text(json.dumps(record, indent=1))
     if leaderboard is not None:
         publish(out, leaderboard, markdown, plot_names)
-    print(f"copy-tasks train: done in {record['total_seconds']:.0f} s; experiments in {out / 'experiments.md'}",
-          file=sys.stderr)
+    print(f"copy-tasks train: experiments in {out / 'experiments.md'}", file=sys.stderr)
     return record
 
 

@@ -97,6 +97,8 @@ def test_quick_training_gives_checkpoints_plain_lm_eval_scores(tmp_path):
     again = run_command(["copy-tasks", "train", "--out", str(tmp_path / "run"), "--report-only"], cwd=tmp_path)
     assert again.returncode == 0, again.stderr[-3000:]
     assert (tmp_path / "run" / "experiments.md").read_text() == experiments  # from the results, not re-run
+    for results in (tmp_path / "run" / "results").rglob("results_*.json"):
+        assert str(tmp_path) not in results.read_text()  # the --include_path folder is named relatively
     for architecture, model_type in (("transformer-rope", "gpt_neox"), ("mamba2", "mamba2")):
         checkpoint = tmp_path / "run" / architecture / f"examples-{QUICK.examples}"
         scored = run_command(["lm_eval", "--model", "hf", "--model_args", f"pretrained={checkpoint}", "--device",
