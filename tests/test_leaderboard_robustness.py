@@ -143,6 +143,24 @@ def test_model_names_are_escaped_in_the_summary_and_plots(tmp_path):
     assert (tmp_path / "out" / "plots" / "phonebook_copy.png").stat().st_size > 1000
 
 
+def test_each_plot_labels_its_axes_with_the_metric_and_its_lines_with_the_models(tmp_path, monkeypatch):
+    from matplotlib.axes import Axes
+
+    drawn = []
+    set_ylabel, legend = Axes.set_ylabel, Axes.legend
+    monkeypatch.setattr(Axes, "set_ylabel", lambda axes, text, *a, **k: (drawn.append(("y", text)),
+                                                                          set_ylabel(axes, text, *a, **k))[1])
+    monkeypatch.setattr(Axes, "legend", lambda axes, *a, **k: (drawn.append(
+        ("lines", sorted(axes.get_legend_handles_labels()[1]))), legend(axes, *a, **k))[1])
+    write_results(tmp_path / "in", "model-a", GOOD)
+    write_results(tmp_path / "in", "model-$b", GOOD, date="2026-11-03T10:00:00")
+    build_leaderboard([tmp_path / "in"], tmp_path / "out")
+    assert ("y", "exact match") in drawn  # not the last model's name (a shadowed variable once did that)
+    assert ("lines", ["model-\\$b", "model-a"]) in drawn
+    assert all(text in ("exact match", "bits per character of the target (lower is better)")
+               for kind, text in drawn if kind == "y")
+
+
 # ---- files and folders ----------------------------------------------------------------------
 def test_outputs_follow_the_umask_and_keep_an_existing_files_mode(tmp_path):
     good_file(tmp_path / "in")

@@ -32,8 +32,8 @@ def family_plot(rows: list[dict], family: str, variant: str, metric: str, label:
     figure, axes = pyplot.subplots(figsize=(8.0, 4.2), dpi=100)
     for model, points in found.items():
         lengths, values, errors = zip(*points)
-        label = model.replace("$", r"\$")  # a `$` would start matplotlib's mathtext: shown as itself
-        axes.errorbar(lengths, values, yerr=errors, marker="o", markersize=4, capsize=3, label=label)
+        shown = model.replace("$", r"\$")  # a `$` would start matplotlib's mathtext: shown as itself
+        axes.errorbar(lengths, values, yerr=errors, marker="o", markersize=4, capsize=3, label=shown)
     axes.set_xscale("log")
     axes.set_xlabel(f"length ({FAMILIES[family].unit})")
     axes.set_ylabel(label)
