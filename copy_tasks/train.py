@@ -246,6 +246,11 @@ def publish(out: Path, leaderboard: Path, markdown: str, plot_names: list[str]) 
     build_leaderboard([leaderboard / "results"], leaderboard)
 
 
+def recurrent_state_bits(summaries: dict) -> int | None:
+    """The state size in bits of the run's state-space model (for `bounded_state`), if it has one."""
+    return next((summary["state_bits"] for summary in summaries.values() if summary["state_bits"]), None)
+
+
 def run(recipe_name_: str, out: Path, architectures: tuple[str, ...], leaderboard: Path | None) -> dict:
     recipe = RECIPES[recipe_name_]
     out.mkdir(parents=True, exist_ok=True)
@@ -255,7 +260,7 @@ def run(recipe_name_: str, out: Path, architectures: tuple[str, ...], leaderboar
         summaries[architecture] = train(architecture, recipe, out)
         print(f"copy-tasks train: {architecture}: final loss {summaries[architecture]['final_loss']:.4f} after "
               f"{summaries[architecture]['seconds']:.0f} s", file=sys.stderr, flush=True)
-    bits = next((summary["state_bits"] for summary in summaries.values() if summary["state_bits"]), None)
+    bits = recurrent_state_bits(summaries)
     training_seconds = time.perf_counter() - started
     scores = evaluate(recipe, out, architectures, bits)
     record = {"recipe": recipe_name_, "models": summaries, "training_seconds": training_seconds,
@@ -268,7 +273,7 @@ def report(record: dict, scores: dict, out: Path, leaderboard: Path | None) -> d
     """Write `experiments.md`, its plots and `training.json` into `out` (and publish them)."""
     recipe, summaries = RECIPES[record["recipe"]], record["models"]
     architectures = tuple(summaries)
-    bits = next((summary["state_bits"] for summary in summaries.values() if summary["state_bits"]), None)
+    bits = recurrent_state_bits(summaries)
     markdown, figures = experiments_markdown(recipe, scores, summaries, architectures, bits)
     plot_names = plots(recipe, figures, architectures, out)
     markdown += "\n" + "\n".join(f"![{name}]({name})" for name in plot_names) + "\n"

@@ -148,10 +148,17 @@ def test_each_plot_labels_its_axes_with_the_metric_and_its_lines_with_the_models
 
     drawn = []
     set_ylabel, legend = Axes.set_ylabel, Axes.legend
-    monkeypatch.setattr(Axes, "set_ylabel", lambda axes, text, *a, **k: (drawn.append(("y", text)),
-                                                                          set_ylabel(axes, text, *a, **k))[1])
-    monkeypatch.setattr(Axes, "legend", lambda axes, *a, **k: (drawn.append(
-        ("lines", sorted(axes.get_legend_handles_labels()[1]))), legend(axes, *a, **k))[1])
+
+    def recording_set_ylabel(axes, text, *args, **kwargs):
+        drawn.append(("y", text))
+        return set_ylabel(axes, text, *args, **kwargs)
+
+    def recording_legend(axes, *args, **kwargs):
+        drawn.append(("lines", sorted(axes.get_legend_handles_labels()[1])))
+        return legend(axes, *args, **kwargs)
+
+    monkeypatch.setattr(Axes, "set_ylabel", recording_set_ylabel)
+    monkeypatch.setattr(Axes, "legend", recording_legend)
     write_results(tmp_path / "in", "model-a", GOOD)
     write_results(tmp_path / "in", "model-$b", GOOD, date="2026-11-03T10:00:00")
     build_leaderboard([tmp_path / "in"], tmp_path / "out")
