@@ -20,7 +20,7 @@ def exact_matches(family: str, length: int, bits: int, count: int = 200, options
     for doc in generate_docs(family, length, 1234, count, options):
         reader = BoundedStateReader(bits).read(doc["prompt"])
         assert reader.peak_bits <= bits
-        scores.append(FAMILIES[family].score_generation(reader.answer(doc["prompt"]), doc)["exact_match"])
+        scores.append(FAMILIES[family].score_generation(reader.answer(), doc)["exact_match"])
     return scores
 
 
@@ -44,7 +44,7 @@ def test_random_copy_never_beats_the_bound_and_copies_whatever_its_state_holds(b
     for length in range(2, 101):
         docs = generate_docs("random_copy", length, 1234, 100)
         readers = [BoundedStateReader(bits).read(doc["prompt"]) for doc in docs]
-        accuracy = sum(FAMILIES["random_copy"].score_generation(reader.answer(doc["prompt"]), doc)["exact_match"]
+        accuracy = sum(FAMILIES["random_copy"].score_generation(reader.answer(), doc)["exact_match"]
                        for reader, doc in zip(readers, docs)) / len(docs)
         assert accuracy <= bound(bits, length), length
         # Measured at the end of the prompt (counters at their largest): control plus L - 1 letters.
@@ -120,3 +120,27 @@ def test_short_strings_in_the_authors_format_are_not_taken_for_keys(length):
     options = (("key_length", 4), ("answer_length", 4), ("fmt", "paper"))
     assert exact_matches("lookup_suffix", length, BITS_50, 50, options) == [1.0] * 50
     assert exact_matches("lookup_prefix", length, BITS_50, 50, options) == [1.0] * 50
+
+
+def test_the_answer_is_a_function_of_the_counted_state():
+    """Two copies that differ only past what a 100-bit state can hold leave the same state and
+    get the same answer (guesses included); a different stored letter changes the state."""
+    doc = generate_docs("random_copy", 60, 1234, 1)[0]
+    words = doc["prompt"].split("\n\n")[0].split()
+    changed = words[:-1] + ["a" if words[-1] != "a" else "b"]
+    def prompt_of(symbols):
+        return f"{' '.join(symbols)}\n\n{' '.join(symbols)}\n\n{symbols[0]}"
+    first, second = (BoundedStateReader(100).read(prompt_of(symbols)) for symbols in (words, changed))
+    assert prompt_of(words) != prompt_of(changed)
+    assert first.state_key() == second.state_key()
+    assert first.answer() == second.answer()
+    other = words[:1] + ["a" if words[1] != "a" else "b"] + words[2:]  # the first stored letter differs
+    assert BoundedStateReader(100).read(prompt_of(other)).state_key() != first.state_key()
+
+
+def test_the_lookup_lists_lengths_are_counted():
+    """In a lookup format each key list costs a length counter: a key of 3 letters costs
+    3 letters plus counter_bits(3) = 2 bits, beside 1 bit for each empty list."""
+    reader = BoundedStateReader(BITS_50).read("Key: [a b c]")
+    assert reader.key == ["a", "b", "c"]
+    assert reader.state_bits() == pytest.approx(reader.control_bits() + 3 * LETTER_BITS + 2 + 3)

@@ -162,9 +162,9 @@ def test_each_plot_labels_its_axes_with_the_metric_and_its_lines_with_the_models
     write_results(tmp_path / "in", "model-a", GOOD)
     write_results(tmp_path / "in", "model-$b", GOOD, date="2026-11-03T10:00:00")
     build_leaderboard([tmp_path / "in"], tmp_path / "out")
-    assert ("y", "exact match") in drawn  # not the last model's name (a shadowed variable once did that)
+    assert ("y", "exact match (our rule)") in drawn  # not the last model's name (a shadowed variable once did that)
     assert ("lines", ["model-\\$b", "model-a"]) in drawn
-    assert all(text in ("exact match", "bits per character of the target (lower is better)")
+    assert all(text in ("exact match (our rule)", "bits per character of the target (lower is better)")
                for kind, text in drawn if kind == "y")
 
 

@@ -1,5 +1,7 @@
-"""No silent truncation: the backend that runs a task decides which docs overflow, and a doc
-reports overflow = 1 exactly when lm-eval cuts its prompt. Checked by recording what each
+"""No silent truncation: the backend that runs a task decides which docs overflow. A generation
+doc reports overflow = 1 exactly when its prompt and answer do not fit that backend's context
+(then it generates one token), and one that fits is sent whole with a budget that fits beside
+it; a teacher-forced doc reports overflow = 1 exactly when lm-eval cuts its request. Checked by recording what each
 backend really sends: `hf` (an LM object from Python, with and without a chat template),
 `local-completions` against a fake OpenAI-compatible server on localhost, and `vllm` with a
 stub engine; where the backend cannot say, overflow is NaN, the metadata says `unknown`, and
@@ -21,6 +23,7 @@ from fake_openai import FakeOpenAI
 from lm_eval.models.huggingface import HFLM
 
 import copy_tasks.models.reference_lm  # noqa: F401  (registers ngram_copier)
+from copy_tasks.probes.budgets import ANSWER_MARGIN, OVERFLOW_BUDGET
 
 PHONE_BOOKS = ["phonebook_copy_10", "phonebook_copy_20", "phonebook_copy_30"]
 SCORED = ["phonebook_copy_tf_10", "phonebook_copy_tf_20", "phonebook_copy_tf_30"]
@@ -43,20 +46,33 @@ def sent_for(full: list[int], sent: list[list[int]]) -> list[int]:
     return matches[0]
 
 
-def assert_overflow_is_where_lm_eval_cut(results, tasks, encode, sent, scored_sends_last_token=False) -> None:
-    cut = {}
+def assert_overflow_is_where_the_answer_does_not_fit(results, tasks, encode, sent, context,
+                                                     scored_sends_last_token=False) -> None:
+    """Generation: a doc overflows exactly when its prompt and answer (in the backend's tokens)
+    plus the margin exceed the context; one that fits is sent whole, with a budget that fits
+    beside it; one that does not generates one token. Teacher-forced: a doc overflows exactly
+    when lm-eval cuts its request. Every sample holds exact_match, NaN exactly when it overflowed."""
+    outcome = {}
     for task in tasks:
-        forced = "_tf_" in task
         for sample in results["samples"][task]:
             doc = sample["doc"]
-            full = encode(doc["prompt"])
-            if forced:  # a scored request sends context and continuation (a model: without the last token)
+            prompt = encode(doc["prompt"])
+            if "_tf_" in task:  # a scored request sends context and continuation (a model: without the last token)
                 full = encode(doc["prompt"] + doc["continuation"])[: None if scored_sends_last_token else -1]
-            was_cut = len(sent_for(full, sent)) < len(full)
-            assert sample["overflow"] == float(was_cut), (task, doc["index"])
-            assert ("exact_match" in sample) == (not was_cut), (task, doc["index"])  # no score from a cut prompt
-            cut[(task, doc["index"])] = was_cut
-    assert any(cut.values()) and not all(cut.values())  # both kinds occurred
+                overflowed = len(sent_for(full, sent)) < len(full)
+            else:
+                answer = len(encode(doc["prompt"] + doc["continuation"])) - len(prompt)
+                overflowed = len(prompt) + answer + ANSWER_MARGIN > context
+                budget = sample["arguments"][0][1]["max_gen_toks"]
+                if overflowed:
+                    assert budget == OVERFLOW_BUDGET, (task, doc["index"])
+                else:
+                    assert sent_for(prompt, sent) == prompt, (task, doc["index"])  # sent whole
+                    assert len(prompt) + budget <= context and budget >= answer + ANSWER_MARGIN, (task, doc["index"])
+            assert sample["overflow"] == float(overflowed), (task, doc["index"])
+            assert math.isnan(sample["exact_match"]) == overflowed, (task, doc["index"])  # no score from a cut prompt
+            outcome[(task, doc["index"])] = overflowed
+    assert any(outcome.values()) and not all(outcome.values())  # both kinds occurred
 
 
 class RecordingHFLM(HFLM):
@@ -81,9 +97,9 @@ def hf_run(tiny_models):
     return lm, evaluate(lm, ["phonebook_copy", *SCORED])
 
 
-def test_hf_docs_overflow_exactly_where_lm_eval_cuts_their_prompts(hf_run):
+def test_hf_docs_overflow_exactly_where_their_answer_does_not_fit(hf_run):
     lm, results = hf_run
-    assert_overflow_is_where_lm_eval_cut(results, PHONE_BOOKS + SCORED, lm.tok_encode, lm.sent)
+    assert_overflow_is_where_the_answer_does_not_fit(results, PHONE_BOOKS + SCORED, lm.tok_encode, lm.sent, CONTEXT)
 
 
 def test_an_lm_object_from_python_records_its_model_and_the_docs_that_ran(hf_run):
@@ -98,13 +114,18 @@ def test_an_lm_object_from_python_records_its_model_and_the_docs_that_ran(hf_run
     assert results["results"]["phonebook_copy_30"]["overflow,none"] == 1.0
 
 
-def test_a_group_leaves_out_the_docs_and_lengths_that_overflowed(hf_run):
+def test_every_metric_is_reported_and_a_group_with_cut_docs_reports_nan(hf_run):
     _, results = hf_run
     scores = results["results"]
-    assert "exact_match,none" not in scores["phonebook_copy_30"]  # every doc cut: no score
-    assert "exact_match,none" in scores["phonebook_copy_10"]
-    scored = [scores[task]["exact_match,none"] for task in PHONE_BOOKS if "exact_match,none" in scores[task]]
-    assert scores["phonebook_copy"]["exact_match,none"] == pytest.approx(sum(scored) / len(scored))
+    for task in PHONE_BOOKS:  # every metric key, of the task and its stderr, in every task
+        assert {f"{metric}{kind},none" for metric in ("exact_match", "prefix_match", "authors_exact_match", "overflow")
+                for kind in ("", "_stderr")} <= set(scores[task]), task
+    assert math.isnan(scores["phonebook_copy_30"]["exact_match,none"])  # every doc cut: NaN, not absent
+    assert not math.isnan(scores["phonebook_copy_10"]["exact_match,none"])  # every doc fits: a score
+    group = results["groups"]["phonebook_copy"]
+    assert math.isnan(group["exact_match,none"]) and math.isnan(group["authors_exact_match,none"])
+    members = results["group_subtasks"]["phonebook_copy"]
+    assert group["overflow,none"] == pytest.approx(sum(scores[t]["overflow,none"] for t in members) / len(members))
 
 
 @pytest.fixture(scope="module")
@@ -135,7 +156,7 @@ def test_a_chat_templates_tokens_count_toward_the_context(chat_model):
                 context)))
 
 
-def test_local_completions_docs_overflow_exactly_where_lm_eval_cuts_their_prompts(tiny_models):
+def test_local_completions_docs_overflow_exactly_where_their_answer_does_not_fit(tiny_models):
     tokenizer = str(tiny_models["gpt_neox"])
     with FakeOpenAI() as server:
         results = evaluate("local-completions", PHONE_BOOKS + SCORED,
@@ -143,9 +164,9 @@ def test_local_completions_docs_overflow_exactly_where_lm_eval_cuts_their_prompt
     from transformers import AutoTokenizer
 
     encode = AutoTokenizer.from_pretrained(tokenizer)
-    assert_overflow_is_where_lm_eval_cut(
+    assert_overflow_is_where_the_answer_does_not_fit(
         results, PHONE_BOOKS + SCORED, lambda text: encode(text, add_special_tokens=False)["input_ids"],
-        server.prompts, scored_sends_last_token=True)
+        server.prompts, CONTEXT, scored_sends_last_token=True)
     assert results["configs"]["phonebook_copy_10"]["metadata"]["copy_tasks_context_source"] == \
         "LocalCompletionsAPI's max_length"
 
@@ -188,7 +209,7 @@ def stub_vllm(monkeypatch):
     return VLLM
 
 
-def test_vllm_docs_overflow_exactly_where_lm_eval_cuts_their_prompts(tiny_models, stub_vllm):
+def test_vllm_docs_overflow_exactly_where_their_answer_does_not_fit(tiny_models, stub_vllm):
     from lm_eval.api.model import LM
     from transformers import AutoTokenizer
 
@@ -209,7 +230,7 @@ def test_vllm_docs_overflow_exactly_where_lm_eval_cuts_their_prompts(tiny_models
 
     lm._model_generate = generate
     results = evaluate(lm, PHONE_BOOKS)
-    assert_overflow_is_where_lm_eval_cut(results, PHONE_BOOKS, lm.tok_encode, sent)
+    assert_overflow_is_where_the_answer_does_not_fit(results, PHONE_BOOKS, lm.tok_encode, sent, CONTEXT)
     assert results["configs"]["phonebook_copy_10"]["metadata"]["copy_tasks_context_tokens"] == CONTEXT
 
 
@@ -222,3 +243,22 @@ def test_max_gen_toks_raises_budgets_never_lowers_them_and_is_recorded_as_sent()
     for task, budgets in sent.items():
         assert results["configs"][task]["metadata"]["copy_tasks_generation_budgets"] == sorted(budgets)
         assert results["results"][task]["exact_match,none"] == 1.0
+
+
+def test_lm_evals_wandb_logger_logs_a_run_with_overflowed_lengths(hf_run, tmp_path, monkeypatch):
+    """lm-eval's W&B logger reads every metric of every sample and every task; offline, it logs
+    a run in which whole lengths overflowed without an error (it raised KeyError 'exact_match')."""
+    wandb = pytest.importorskip("wandb")
+    from lm_eval.loggers import WandbLogger
+
+    monkeypatch.setenv("WANDB_MODE", "offline")
+    monkeypatch.setenv("WANDB_SILENT", "true")
+    _, results = hf_run
+    logger = WandbLogger(init_args={"project": "copy-tasks-test", "dir": str(tmp_path), "mode": "offline"})
+    try:
+        logger.post_init(results)
+        logger.log_eval_result()
+        logger.log_eval_samples(results["samples"])
+    finally:
+        logger.run.finish()
+    assert wandb.run is None and any(tmp_path.rglob("*.wandb"))

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from copy_tasks.probes.doc_sets import generate_docs
 from copy_tasks.probes.families import FAMILIES
-from copy_tasks.probes.families.phonebook_copy import make_phonebook_doc, score_generation
+from copy_tasks.probes.families.phonebook_copy import make_phonebook_doc, score_authors, score_generation
 from copy_tasks.probes.seeding import doc_rng
 
 
@@ -91,24 +91,25 @@ def test_golden_docs(entries, index):
 
 
 @pytest.mark.parametrize(
-    ("generation", "exact", "prefix"),
+    ("generation", "exact", "prefix", "authors"),
     [
-        (" 6093237777\nMary Jones: 7123456789", 1.0, 1.0),  # trailing text after the newline
-        (" 6093237777", 1.0, 1.0),  # no newline
-        ("6093237777\n", 1.0, 1.0),  # no leading space
-        ("   6093237777  \n", 1.0, 1.0),  # extra spaces
-        (" 609-323-7777\n", 0.0, 0.3),  # dashes: not the book's number
-        (" 6093237777 (home)\n", 0.0, 1.0),  # trailing text on the answer line
-        (" 6093237770\n", 0.0, 0.9),  # last digit wrong
-        (" 609323777\n", 0.0, 0.9),  # one digit short
-        ("", 0.0, 0.0),  # empty output
-        ("\n6093237777", 0.0, 0.0),  # answer after a blank first line
-        (" 7093237777\n", 0.0, 0.0),  # first digit wrong
+        (" 6093237777\nMary Jones: 7123456789", 1.0, 1.0, 1.0),  # trailing text after the newline
+        (" 6093237777", 1.0, 1.0, 1.0),  # no newline
+        ("6093237777\n", 1.0, 1.0, 1.0),  # no leading space
+        ("   6093237777  \n", 1.0, 1.0, 1.0),  # extra spaces
+        (" 609-323-7777\n", 0.0, 0.3, 0.0),  # dashes: not the book's number
+        (" 6093237777 (home)\n", 1.0, 1.0, 0.0),  # trailing text on the answer line: only the authors mind
+        (" 60932377771\n", 0.0, 1.0, 0.0),  # an eleventh digit: another number
+        (" 6093237770\n", 0.0, 0.9, 0.0),  # last digit wrong
+        (" 609323777\n", 0.0, 0.9, 0.0),  # one digit short
+        ("", 0.0, 0.0, 0.0),  # empty output
+        ("\n6093237777", 0.0, 0.0, 0.0),  # answer after a blank first line
+        (" 7093237777\n", 0.0, 0.0, 0.0),  # first digit wrong
     ],
 )
-def test_scoring_hand_worked(generation, exact, prefix):
-    assert score_generation(generation, "6093237777") == {
-        "exact_match": exact, "prefix_match": prefix}
+def test_scoring_hand_worked(generation, exact, prefix, authors):
+    assert score_generation(generation, "6093237777") == {"exact_match": exact, "prefix_match": prefix}
+    assert score_authors(generation, "6093237777") == {"authors_exact_match": authors}
 
 
 @settings(max_examples=200, deadline=None)

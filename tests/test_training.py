@@ -10,9 +10,12 @@ import pytest
 import torch
 from conftest import read_results, run_command
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from copy_tasks.models.training import (
+    LOOKUP_OPTIONS,
     RECIPES,
-    TRAINING_SEED_OFFSET,
     batch,
     build_model,
     char_tokenizer,
@@ -33,7 +36,20 @@ def test_the_stream_is_deterministic_mixed_and_apart_from_the_evaluation_docs():
     assert {families.count(name) for name in ("random_copy", "lookup_prefix", "lookup_suffix")} <= set(range(30, 130))
     evaluation = {doc["prompt"] for length in range(5, 11) for doc in generate_docs("random_copy", length, 1234, 200)}
     assert not evaluation & {example.prompt for example in first}
-    assert TRAINING_SEED_OFFSET > 2**32
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=st.one_of(st.just(0), st.just(10**12), st.integers(0, 2**63)))
+def test_no_evaluation_seed_draws_the_training_docs(seed):
+    """Any evaluation seed, the recipe's own (0) and the old offset's (10^12 + 0) included:
+    evaluation docs 0 to 299 at every (family, length) of the stream's first 300 examples share
+    no prompt with them (the old offset put 5 of 150 evaluation docs into the stream)."""
+    stream = [training_example(QUICK, index) for index in range(300)]
+    prompts = {example.prompt for example in stream}
+    for family, length in {(example.family, example.length) for example in stream}:
+        options = () if family == "random_copy" else tuple(LOOKUP_OPTIONS.items())
+        evaluation = {doc["prompt"] for doc in generate_docs(family, length, seed, 300, options)}
+        assert not evaluation & prompts, (family, length)
 
 
 def test_the_loss_covers_what_the_model_must_write_and_its_end():

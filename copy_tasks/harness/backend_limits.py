@@ -8,8 +8,10 @@ runs it will encode it (chat template included: the task counts the context lm-e
 against the context that backend keeps. The registration hook hands each task the model object
 before lm-eval builds its requests (`copy_tasks.harness.registration`), from the CLI and from Python.
 
-Every backend keeps max_length - max_gen_toks tokens of a generation's context; of a scored
-context plus continuation it keeps the last
+Every backend keeps max_length - max_gen_toks tokens of a generation's context (and `hf`
+refuses a request whose max_gen_toks is not below max_length), so a generation's budget is
+fitted to the room its prompt leaves (`fit_generation`); of a scored context plus continuation
+it keeps the last
 - max_length + 1 tokens: `hf`, `hf_fast`, `mamba_ssm` (an `hf` subclass);
 - max_length - 1 tokens: `vllm` (`max_model_len`), and any other model with `tok_encode` and
   `max_length` (the strictest rule, assumed);
@@ -29,6 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from copy_tasks.harness.lm_eval_internals import unwrap_model
+from copy_tasks.probes.budgets import OVERFLOW_BUDGET, fitted_budget
 
 log = logging.getLogger("copy_tasks")
 
@@ -47,27 +50,45 @@ class BackendLimits:
     unknown: str | None = None
     scored_context: int | None = None  # default: `context`
 
-    def overflows(self, context_text: str, continuation: str | None = None, budget: int = 0) -> float:
-        """1.0 if the backend cuts this request, 0.0 if not, NaN if that cannot be known.
-
-        A generation (`budget` new tokens) is cut when its context and budget exceed the
-        context; a scored continuation when context and continuation do.
+    def overflows(self, context_text: str, continuation: str) -> float:
+        """1.0 if the backend cuts this scored request (context and continuation exceed what
+        it keeps), 0.0 if not, NaN if that cannot be known.
 
         >>> words = BackendLimits(lambda text: len(text.split()), 10, "a test", scored_context=11)
-        >>> words.overflows("a b c", budget=7), words.overflows("a b c", budget=8)
-        (0.0, 1.0)
         >>> words.overflows("a b c", " d e f g h i j k"), words.overflows("a b c", " d e f g h i j k l")
         (0.0, 1.0)
-        >>> BackendLimits(None, None, "", unknown="no tokenizer").overflows("a")
+        >>> BackendLimits(None, None, "", unknown="no tokenizer").overflows("a", " b")
         nan
         """
         if self.unknown is not None:
             return float("nan")
         if self.context is None:
             return 0.0
-        if continuation is not None:
-            return float(self.count(context_text + continuation) > (self.scored_context or self.context))
-        return float(self.count(context_text) + budget > self.context)
+        return float(self.count(context_text + continuation) > (self.scored_context or self.context))
+
+    def fit_generation(self, context_text: str, answers, generous: int) -> tuple[int, float]:
+        """(budget, overflow) of a generation whose prompt is `context_text` and whose longest
+        accepted answer is one of `answers`: the `generous` budget fitted to the room the
+        prompt leaves (`copy_tasks.probes.budgets.fitted_budget`), or `OVERFLOW_BUDGET` and
+        overflow 1.0 when the answer does not fit; `generous` and NaN when that is unknown.
+        Answers are counted in context, as the model would write them after the prompt.
+
+        >>> words = BackendLimits(lambda text: len(text.split()), 20, "a test")
+        >>> words.fit_generation("a b c d e f g h i j", [" k l m"], generous=50)  # 10 tokens of room
+        (10, 0.0)
+        >>> words.fit_generation("a b c d e f g h i j k l m n o p", [" q r s"], generous=50)
+        (1, 1.0)
+        >>> BackendLimits(None, None, "", unknown="no tokenizer").fit_generation("a", [" b"], 50)
+        (50, nan)
+        """
+        if self.unknown is not None:
+            return generous, float("nan")
+        if self.context is None:
+            return generous, 0.0
+        prompt = self.count(context_text)
+        answer = max(self.count(context_text + text) for text in answers) - prompt
+        budget = fitted_budget(generous, self.context - prompt, answer)
+        return (OVERFLOW_BUDGET, 1.0) if budget is None else (budget, 0.0)
 
 
 def _is(lm, class_name: str) -> bool:

@@ -13,7 +13,8 @@ patches them (the names are in `lm_eval_internals`):
   before it loads a model (`copy_tasks.harness.cli_checks`);
 - `evaluator.evaluate`: our tasks see the model object before lm-eval builds their requests,
   so that they count what that backend cuts (`copy_tasks.harness.task`), from the CLI and from
-  Python alike.
+  Python alike; what it returns gets every metric key of our tasks, and groups with cut docs
+  report NaN (`copy_tasks.harness.complete_results`).
 A patch that fails (an lm-eval that renamed what we wrap) leaves that module untouched and
 logs one warning saying so.
 """
@@ -95,28 +96,34 @@ def patch_option_checks(config_module: Any) -> None:
     _wrap_once(internals.evaluator_config_class(config_module), "process_tasks", make)
 
 
-def bind_model_to_tasks(lm: Any, task_dict: Any) -> None:
-    """Give every copy-tasks task in lm-eval's (possibly nested) task dict the model object."""
+def bind_model_to_tasks(lm: Any, task_dict: Any) -> list:
+    """Give every copy-tasks task in lm-eval's (possibly nested) task dict the model object;
+    return those tasks."""
     from copy_tasks.harness.task import CopyTask
 
-    pending = [task_dict]
+    pending, ours = [task_dict], []
     while pending:
         item = pending.pop()
         if isinstance(item, CopyTask):
             item.bind_model(lm)
+            ours.append(item)
         elif isinstance(item, dict):
             pending.extend(item.values())
+    return ours
 
 
 def patch_evaluator(evaluator_module: Any) -> None:
-    """Wrap `evaluator.evaluate` so that our tasks see the model first (idempotent)."""
+    """Wrap `evaluator.evaluate` so that our tasks see the model first and their results are
+    complete (idempotent)."""
+    from copy_tasks.harness.complete_results import complete_results
+
     signature = inspect.signature(evaluator_module.evaluate)
 
     def make(evaluate):
         def evaluate_with_our_tasks_bound(*args, **kwargs):
             arguments = signature.bind_partial(*args, **kwargs).arguments
-            bind_model_to_tasks(arguments.get("lm"), arguments.get("task_dict"))
-            return evaluate(*args, **kwargs)
+            ours = bind_model_to_tasks(arguments.get("lm"), arguments.get("task_dict"))
+            return complete_results(evaluate(*args, **kwargs), ours)
 
         return evaluate_with_our_tasks_bound
 

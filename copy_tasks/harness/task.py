@@ -1,15 +1,18 @@
 """Our lm-eval task class: a `ConfigurableTask` that budgets each doc and sees what the backend cuts.
 
 - Budgets. lm-eval gives every doc of a task the same `max_gen_toks`; ours carry their own
-  (`generation_budget`, from `copy_tasks.probes.budgets`), which this class puts into each request,
-  raised to the user's `--gen_kwargs max_gen_toks=N` where that is larger (never lowered). The
-  budgets really sent are recorded.
+  (`generation_budget`, from `copy_tasks.probes.budgets`), raised to the user's `--gen_kwargs
+  max_gen_toks=N` where that is larger, then fitted to the room the prompt leaves in the
+  context of the backend that runs the task, so that no budget makes a backend cut a prompt or
+  refuse a request. This class puts each into its request; the budgets really sent are recorded.
 - Overflow. The registration hook hands the task the model object that will run it
   (`bind_model`) before lm-eval builds the requests; each request's context (the exact text
   lm-eval sends, chat template included) is counted as that backend encodes it against the
   context it keeps (`copy_tasks.harness.backend_limits`). A doc the backend would cut reports only
-  `overflow` = 1, never a score, so a group's mean and the leaderboard leave it out; when that
-  cannot be known, `overflow` is NaN and one warning says why.
+  `overflow` = 1, never a score, and generates one token; a task's metrics are over the docs
+  that fit (NaN when none does: `copy_tasks.harness.complete_results`); when that cannot be
+  known, `overflow` is NaN and one warning says why. A doc fits when the room its prompt leaves
+  holds its answer in the model's tokens plus a 2-token margin.
 - Records. A fingerprint of the docs, the overflow count over the docs that ran (or
   `unknown`), the context and where it came from, the budgets, the model's `model_type` and
   PyPI source go into the task's metadata, which lm-eval writes to the results file under
@@ -27,6 +30,7 @@ from lm_eval.api.task import ConfigurableTask
 from copy_tasks import __version__
 from copy_tasks.harness.backend_limits import BackendLimits, backend_limits, log, warn_once
 from copy_tasks.harness.model_info import model_type_of, prepared_source
+from copy_tasks.probes.families import family_named
 
 NOT_BOUND = BackendLimits(None, None, "", unknown=(
     "copy-tasks did not see the model object that runs its tasks (lm-eval's evaluate was not "
@@ -63,6 +67,10 @@ class CopyTask(ConfigurableTask):
         self.overflow, self.budgets = {}, set()
         self.config.metadata.update(copy_tasks_model_type=model_type_of(lm))
 
+    def metric_names(self) -> list[str]:
+        """The metrics this task reports (its YAML's metric_list)."""
+        return [entry["metric"] for entry in self.config.metric_list]
+
     def user_max_gen_toks(self) -> int:
         """The user's `--gen_kwargs max_gen_toks`, or 0 (our templates set none)."""
         return int((self.config.generation_kwargs or {}).get("max_gen_toks") or 0)
@@ -70,12 +78,13 @@ class CopyTask(ConfigurableTask):
     def construct_requests(self, doc: dict, ctx: str, **kwargs):
         request = super().construct_requests(doc, ctx, **kwargs)
         if self.OUTPUT_TYPE == "generate_until":
-            budget = max(int(doc["generation_budget"]), self.user_max_gen_toks())
+            generous = max(int(doc["generation_budget"]), self.user_max_gen_toks())
+            answers = family_named(doc["family"]).answers(doc)
+            budget, self.overflow[doc["index"]] = self.limits.fit_generation(ctx, answers, generous)
             request.arguments[1]["max_gen_toks"] = budget
             self.budgets.add(budget)
-            self.overflow[doc["index"]] = self.limits.overflows(ctx, budget=budget)
         else:
-            self.overflow[doc["index"]] = self.limits.overflows(ctx, continuation=doc["continuation"])
+            self.overflow[doc["index"]] = self.limits.overflows(ctx, doc["continuation"])
         return request
 
     def build_all_requests(self, *args, **kwargs) -> None:

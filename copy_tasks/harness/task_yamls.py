@@ -53,7 +53,7 @@ def _template_yaml(family: Family, teacher_forced: bool) -> str:
     if not teacher_forced:  # the teacher-forced metrics are the same for every family
         lines += ["generation_kwargs:", f"  until: {json.dumps(list(family.stop_sequences))}",
                   "  do_sample: false", "  temperature: 0.0", "metric_list:"]
-        for metric in ("exact_match", *family.partial_credit):
+        for metric in family.generation_metrics:
             lines += _metric(metric, True)
         lines += _metric("overflow", False)
     return "\n".join(lines + _metadata(family)) + "\n"
@@ -94,7 +94,8 @@ def expected_files() -> dict[Path, str]:
             tasks = [family.task_name(n, teacher_forced) for n in family.lengths]
             for task, length in zip(tasks, family.lengths):
                 files[folder / f"{task}.yaml"] = _task_yaml(family, length, teacher_forced)
-            files[folder / f"_{group}.yaml"] = _group_yaml(group, tasks, ("exact_match", "overflow"))
+            means = ("exact_match", *([] if teacher_forced else family.authors_metrics[:1]), "overflow")
+            files[folder / f"_{group}.yaml"] = _group_yaml(group, tasks, means)
             groups.append((group, family))
     for name, comment in UMBRELLA.items():
         members = [g for g, f in groups if name == "copy_tasks" or not f.needs_download]

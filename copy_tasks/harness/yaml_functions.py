@@ -39,8 +39,9 @@ def build_dataset(
 
 
 def process_generation(doc: dict, results: list[str]) -> dict[str, float]:
-    """Metrics of one generated answer (lm-eval passes `[generation]`)."""
-    return family_named(doc["family"]).score_generation(results[0], doc)
+    """Metrics of one generated answer under our rule and the authors' (lm-eval passes
+    `[generation]`)."""
+    return family_named(doc["family"]).score_both(results[0], doc)
 
 
 def process_teacher_forced(doc: dict, results: list[tuple[float, bool]]) -> dict[str, float]:

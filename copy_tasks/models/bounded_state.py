@@ -9,9 +9,13 @@ Its state is measured, register by register, after every change (`state_bits`):
   (27), and three flags: `FIXED_CONTROL_BITS` = 15.9 bits;
 - two counters (blank lines or `|` fields read, letters of the first string seen), each
   costing the bits of its current value (at least 1);
-- stored letters a-z, log2(26) = 4.70 bits each.
+- stored letters a-z, log2(26) = 4.70 bits each;
+- in the lookup formats, the length of each of its four key lists (the key, the window
+  compared with it, the letters after its match, a key read after the string), a counter
+  each. (In the copy format those lists are unused, and how many letters of the passage are
+  stored follows from the counters and B.)
 `peak_bits` records the most it held; when a counter grows with the state full, the last
-stored letter is dropped to make room, and storing a letter that does not fit is an error,
+stored letter is dropped to make room (of the string, else of the key lists), and storing a letter that does not fit is an error,
 so the bound cannot be broken silently.
 
 Its policy, for the symbol formats of `random_copy` and the lookup families (letters that
@@ -26,7 +30,8 @@ stand alone between spaces, or every letter inside the `$...|...|` paper format)
 - answering: a copy is the stored letters, then uniform guesses for the letters it could not
   keep (it counted them); a suffix-key lookup searches the stored string for the key; a
   prefix-key lookup gives the letters it kept after the match. Guesses come from a generator
-  seeded by the prompt, so answers are deterministic.
+  seeded by the state (`state_key`), so the answer is a function of the counted state alone:
+  two prompts that leave the same state get the same answer.
 So it copies a string of L letters perfectly while the L - 1 letters it must write fit beside
 its control registers, and otherwise only by guessing the m letters it lacks, which succeeds
 with probability 26^-m, below the paper's bound min(1, 2^B / 26^(L-1)) (Theorem 2.7 over the
@@ -53,8 +58,10 @@ FLAGS = 3  # in_label, blank_line, matched
 FIXED_CONTROL_BITS = (math.log2(len(FORMATS)) + math.log2(len(LABEL_STATES)) + math.log2(len(PREVIOUS_CLASSES))
                       + math.log2(len(LETTERS) + 1) + FLAGS)
 COUNTER_LIMIT_BITS = 16  # counters up to 65,535: letters of a string, lines of a prompt
-# The least B the reader takes: its fixed registers and both counters at their limit.
-MIN_BITS = math.ceil(FIXED_CONTROL_BITS) + 2 * COUNTER_LIMIT_BITS
+KEY_LISTS = ("key", "window", "after", "later_key")  # the lookup formats' lists, each with a length counter
+# The least B the reader takes: its fixed registers, both counters at their limit, and the
+# lookup formats' list-length counters at zero.
+MIN_BITS = math.ceil(FIXED_CONTROL_BITS) + 2 * COUNTER_LIMIT_BITS + len(KEY_LISTS)
 MAX_KEY = 16  # the longest key the prefix-key policy watches for (16 letters)
 GUESSES = 16  # letters offered when a lookup cannot be answered from the state
 
@@ -94,11 +101,11 @@ class BoundedStateReader:
 
     >>> prompt = "a b c\\n\\na b c\\n\\na"
     >>> reader = BoundedStateReader(MIN_BITS).read(prompt)
-    >>> reader.answer(prompt), reader.stored, round(reader.peak_bits, 1)
+    >>> reader.answer(), reader.stored, round(reader.peak_bits, 1)
     (' b c', ['b', 'c'], 29.3)
     >>> prompt = " ".join("abcdefgh") + "\\n\\n" + " ".join("abcdefgh") + "\\n\\na"
-    >>> BoundedStateReader(MIN_BITS).read(prompt).stored  # 21.9 bits of control, 5 letters
-    ['b', 'c', 'd', 'e', 'f']
+    >>> BoundedStateReader(MIN_BITS).read(prompt).stored  # 21.9 bits of control, 6 letters
+    ['b', 'c', 'd', 'e', 'f', 'g']
     """
 
     def __init__(self, bits: int) -> None:
@@ -130,12 +137,26 @@ class BoundedStateReader:
     def control_bits(self) -> float:
         return FIXED_CONTROL_BITS + counter_bits(self.field) + counter_bits(self.seen)
 
-    def state_bits(self) -> float:
-        letters = len(self.stored) + len(self.key) + len(self.window) + len(self.after) + len(self.later_key)
-        return self.control_bits() + letters * LETTER_BITS
+    def key_lists(self) -> list[list[str]]:
+        return [getattr(self, name) for name in KEY_LISTS]
 
-    def _fits(self, letters: int = 1) -> bool:
-        return self.state_bits() + letters * LETTER_BITS <= self.bits
+    def state_bits(self) -> float:
+        letters = len(self.stored) + sum(map(len, self.key_lists()))
+        lengths = 0 if self.kind == "copy" else sum(counter_bits(len(found)) for found in self.key_lists())
+        return self.control_bits() + letters * LETTER_BITS + lengths
+
+    def state_key(self) -> tuple:
+        """Every register the state holds, as a value (what the answer may depend on)."""
+        return (self.kind, self.label, self.previous, self.pending, self.in_label, self.blank_line, self.matched,
+                self.field, self.seen, tuple(self.stored), *map(tuple, self.key_lists()))
+
+    def _fits(self, letters: int = 1, target: list[str] | None = None) -> bool:
+        """Whether `letters` more letters, stored in `target` (by default `stored`), fit in B."""
+        target = self.stored if target is None else target
+        target.extend("?" * letters)
+        fits = self.state_bits() <= self.bits
+        del target[len(target) - letters :]
+        return fits
 
     def _measure(self) -> None:
         bits = self.state_bits()
@@ -148,10 +169,14 @@ class BoundedStateReader:
         self._measure()
 
     def _count(self, counter: str) -> None:
-        """Add one to a counter; if its new bit does not fit, drop the last stored letter."""
+        """Add one to a counter; if its new bit does not fit, drop the last stored letter (of the
+        string, else of the key lists)."""
         setattr(self, counter, getattr(self, counter) + 1)
-        while self.state_bits() > self.bits and self.stored:
-            self.stored.pop()
+        while self.state_bits() > self.bits:
+            holding = [found for found in (self.stored, self.after, self.window, self.later_key, self.key) if found]
+            if not holding:
+                break
+            holding[0].pop()
         self._measure()
 
     # ---- reading -----------------------------------------------------------------------
@@ -174,7 +199,7 @@ class BoundedStateReader:
         if char == "|":
             self._count("field")
             if self.field == 1 and 0 < self.seen <= MAX_KEY and len(self.stored) == self.seen \
-                    and self._fits(self.seen):
+                    and self._fits(self.seen, self.key):
                 for letter in self.stored:
                     self._store(self.key, letter)
             elif self.field == 2:  # a prefix key: the first field was the key, the second the string
@@ -183,7 +208,7 @@ class BoundedStateReader:
             if self.field == 0:
                 self._first(char, reserve=MAX_KEY)
             elif self.field == 1:
-                if len(self.later_key) < MAX_KEY and self._fits():
+                if len(self.later_key) < MAX_KEY and self._fits(1, self.later_key):
                     self._store(self.later_key, char)
                 if self.key:
                     self._watch(char)
@@ -221,7 +246,7 @@ class BoundedStateReader:
             self._watch(letter) if self.key else self._first(letter, reserve=MAX_KEY)
         elif self.label == "key":
             target = self.later_key if self.seen else self.key
-            if self._fits():
+            if self._fits(1, target):
                 self._store(target, letter)
 
     def _first(self, letter: str, reserve: int, skip_first: bool = False) -> None:
@@ -234,21 +259,21 @@ class BoundedStateReader:
     def _watch(self, letter: str) -> None:
         """A letter of the string after a key: find the key, then keep what follows it."""
         if self.matched:
-            if self._fits():
+            if self._fits(1, self.after):
                 self._store(self.after, letter)
             return
         if len(self.window) == len(self.key):
             self.window.pop(0)
-        if not self._fits():
+        if not self._fits(1, self.window):
             return  # no room to watch for the key: it will not be found
         self._store(self.window, letter)
         if self.window == self.key:
             self.matched, self.window = True, []
 
     # ---- answering ---------------------------------------------------------------------
-    def answer(self, prompt: str) -> str:
-        """The continuation, from the state alone (guesses seeded by the prompt)."""
-        guesser = random.Random(hashlib.sha256(prompt.encode()).digest())
+    def answer(self) -> str:
+        """The continuation, from the state alone (guesses seeded by it)."""
+        guesser = random.Random(hashlib.sha256(repr(self.state_key()).encode()).digest())
         guesses = [guesser.choice(LETTERS) for _ in range(max(GUESSES, self.seen))]
         if self.kind == "copy":
             letters = self.stored + guesses[: max(0, self.seen - 1 - len(self.stored))]

@@ -36,7 +36,7 @@ def models(bits: int) -> dict:
 
 
 def bounded_state_answer(prompt: str, until: list[str], bits: int) -> str:
-    return cut_at_stops(BoundedStateReader(bits).read(prompt).answer(prompt), until)
+    return cut_at_stops(BoundedStateReader(bits).read(prompt).answer(), until)
 
 
 def exact_match(family_name: str, length: int, docs: int, generate) -> float:

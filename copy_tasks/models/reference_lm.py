@@ -84,7 +84,7 @@ class BoundedStateLM(ReferenceLM):
         BoundedStateReader(self.bits)  # validate the args before any task runs
 
     def _answer(self, prompt: str) -> str:
-        return BoundedStateReader(self.bits).read(prompt).answer(prompt)
+        return BoundedStateReader(self.bits).read(prompt).answer()
 
     def generate(self, prompt: str, until: list[str], budget: int) -> str:
         return cut_at_stops(self._answer(prompt), until)

@@ -29,7 +29,7 @@ _MODELS = {
 ARCHITECTURES = tuple(_MODELS)
 
 
-def _training_text() -> list[str]:
+def phone_book_texts() -> list[str]:
     """40 phone books of 50 entries, drawn apart from every task's docs."""
     from copy_tasks.probes.families.phonebook_copy import make_phonebook_doc
     from copy_tasks.probes.seeding import doc_rng
@@ -53,7 +53,7 @@ def build_tokenizer(texts: list[str] | None = None, vocab_size: int = VOCAB_SIZE
         initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
         show_progress=False,
     )
-    tokenizer.train_from_iterator(texts or _training_text(), trainer=trainer)
+    tokenizer.train_from_iterator(texts or phone_book_texts(), trainer=trainer)
     return PreTrainedTokenizerFast(
         tokenizer_object=tokenizer,
         bos_token="<|endoftext|>",
@@ -63,14 +63,16 @@ def build_tokenizer(texts: list[str] | None = None, vocab_size: int = VOCAB_SIZE
     )
 
 
-def build_tiny_model(architecture: str, folder: str | Path, seed: int = 0) -> Path:
-    """Write a tiny random `architecture` model and its tokenizer to `folder`; return it."""
+def build_tiny_model(architecture: str, folder: str | Path, seed: int = 0, tokenizer_texts: list[str] | None = None,
+                     vocab_size: int = VOCAB_SIZE) -> Path:
+    """Write a tiny random `architecture` model and its tokenizer (trained on `tokenizer_texts`,
+    by default phone-book text) to `folder`; return it."""
     import torch
     import transformers
 
     if architecture not in ARCHITECTURES:
         raise ValueError(f"architecture={architecture!r}: allowed are {ARCHITECTURES}")
-    tokenizer = build_tokenizer()
+    tokenizer = build_tokenizer(tokenizer_texts, vocab_size)
     class_name, settings = _MODELS[architecture]
     model_class = getattr(transformers, class_name)
     config = model_class.config_class(

@@ -42,7 +42,7 @@ import numpy as np
 from copy_tasks.probes.families import FAMILIES
 from copy_tasks.probes.seeding import doc_rng
 
-TRAINING_SEED_OFFSET = 10**12  # training seeds start here: far from any evaluation seed
+TRAINING_DOMAIN = "copy-tasks-training"  # the stream's hash domain: no evaluation seed draws its docs
 ARCHITECTURES = ("transformer-nope", "transformer-rope", "mamba2")
 LOOKUP_OPTIONS = {"key_length": 4, "answer_length": 4, "fmt": "paper"}
 PAD, EOS, UNKNOWN = "<pad>", "<eos>", "<unk>"
@@ -89,22 +89,23 @@ RECIPES = {
 @dataclass(frozen=True)
 class Example:
     family: str
+    length: int
     prompt: str
     text: str  # prompt, continuation and its end
 
 
 def training_example(recipe: Recipe, index: int) -> Example:
     """Example `index` of the stream: its family and length from a generator seeded by
-    (recipe seed, index), its doc from the family's own generator with a training seed."""
-    chooser = doc_rng("training-stream", "1", 0, TRAINING_SEED_OFFSET + recipe.seed, index)
+    (recipe seed, index), its doc from the family's own generator, both in the training domain."""
+    chooser = doc_rng("training-stream", "1", 0, recipe.seed, index, domain=TRAINING_DOMAIN)
     family = FAMILIES[str(chooser.choice(["random_copy", "lookup_prefix", "lookup_suffix"], p=recipe.mix))]
     low, high = recipe.copy_lengths if family.name == "random_copy" else recipe.lookup_lengths
     length = int(chooser.integers(low, high + 1))
     options = {} if family.name == "random_copy" else LOOKUP_OPTIONS
-    rng = doc_rng(family.seed_key, family.data_version, length, TRAINING_SEED_OFFSET + recipe.seed, index)
+    rng = doc_rng(family.seed_key, family.data_version, length, recipe.seed, index, domain=TRAINING_DOMAIN)
     doc = family.make_doc(rng, length, **options)
     end = EOS if family.name == "random_copy" else "."
-    return Example(family.name, doc["prompt"], doc["prompt"] + doc["continuation"] + end)
+    return Example(family.name, length, doc["prompt"], doc["prompt"] + doc["continuation"] + end)
 
 
 def char_tokenizer():

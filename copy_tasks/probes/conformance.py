@@ -4,8 +4,9 @@ A verdict must be a function of the answer's text: not of how a model ends its a
 an end-of-turn token, one newline or two) nor of how it splits the answer into tokens. The
 scripted model (`copy_tasks.models.scripted_lm`, `--model scripted`) answers every doc of every
 family in one of the styles below; the test suite runs each style through lm-eval on every
-family and variant and checks the verdicts stated here, which the README's scoring section
-prints (`verdict_table`).
+family and variant and checks the verdicts stated here, under our rule (`exact_match`) and the
+authors' (`authors_exact_match`, generation only), which the README's scoring section prints
+(`verdict_table`).
 
 A style turns the correct answer (the doc's continuation: what the model should write after
 the prompt) into the tokens a model would write, given the tokenizer's canonical segmentation.
@@ -75,8 +76,10 @@ def _drop_last_symbol(text: str) -> str:
 class Style:
     """How a model writes the answer, and the verdicts that should follow.
 
-    `generation` is the expected generation verdict for every family, except those named in
-    `generation_except`; `teacher_forced` the expected teacher-forced verdict (every family).
+    `generation` is the expected generation verdict under our rule for every family, except
+    those named in `generation_except`; `authors` and `authors_except` the same under the
+    authors' rule (by default, as ours); `teacher_forced` the expected teacher-forced verdict
+    (every family; teacher forcing has only our rule).
     """
 
     name: str
@@ -85,11 +88,16 @@ class Style:
     generation: bool
     teacher_forced: bool
     generation_except: Mapping[str, bool] = field(default_factory=dict)
+    authors: bool | None = None  # None: as `generation`
+    authors_except: Mapping[str, bool] | None = None  # None: as `generation_except`
     why: str = ""
 
-    def expected(self, family: str, teacher_forced: bool) -> bool:
+    def expected(self, family: str, teacher_forced: bool, authors: bool = False) -> bool:
         if teacher_forced:
             return self.teacher_forced
+        if authors:
+            default = self.generation if self.authors is None else self.authors
+            return (self.generation_except if self.authors_except is None else self.authors_except).get(family, default)
         return self.generation_except.get(family, self.generation)
 
 
@@ -112,12 +120,17 @@ STYLES: dict[str, Style] = {
         Style("char_tokens", "the answer one character per token, EOS",
               lambda answer, tokenize: [*answer, EOS], True, False,
               why="teacher forcing asks whether each of the tokenizer's own tokens is the argmax"),
-        Style("next_line_text", "the answer, `\\n`, more text", _after("\nmore text"), True, True),
+        Style("next_line_text", "the answer, `\\n`, more text", _after("\nmore text"), True, True,
+              authors_except=_except(False, COPIES, QUESTIONS),
+              why="the authors read a copy or a SQuAD answer up to a blank line, so the next line is part of "
+                  "their answer; the phone book and the lookups stop at the newline"),
         Style("blank_line_text", "the answer, `\\n\\n`, more text", _after("\n\nmore text"), True, True),
-        Style("run_on", "the answer, then ` and so on` on the same line", _after(" and so on"), False, True,
-              generation_except=_except(True, COPIES, LOOKUPS),
-              why="a copy is read as its first words and a lookup as its first k letters, but a phone "
-                  "number or a SQuAD answer is the whole line; teacher forcing scores the answer, not what follows"),
+        Style("run_on", "the answer, then ` and so on` on the same line", _after(" and so on"), True, True,
+              generation_except=_except(False, QUESTIONS), authors=False, authors_except=_except(True, LOOKUPS),
+              why="our rule reads the answer at the start (a copy's first words, the number, a lookup's first "
+                  "k letters) whatever follows, but a SQuAD answer has no length to read, so it is the whole "
+                  "line; the authors' rule reads the whole line, except for a lookup's first k letters; "
+                  "teacher forcing scores the answer, not what follows"),
         Style("trailing_space", "the answer, a space, EOS", _after(" "), True, True),
         Style("no_leading_space", "the answer without its leading space, EOS",
               lambda answer, tokenize: [*tokenize(answer.lstrip()), EOS], True, False,
@@ -138,16 +151,17 @@ def style_named(name: str) -> Style:
 
 def verdict_table() -> str:
     """The expected verdicts as a Markdown table, then why they differ where they do (printed
-    in the README).
+    in the README). A generation cell reads "ours / the authors'".
 
     >>> print(verdict_table().splitlines()[2])
-    | `eos` | the answer, then EOS | right | right | right | right | right |
+    | `eos` | the answer, then EOS | right / right | right / right | right / right | right / right | right |
     """
     mark = {True: "right", False: "wrong"}
     header = ["style", "the model writes", *(f"{group} (gen.)" for group in FAMILY_GROUPS), "teacher-forced"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for style in STYLES.values():
-        cells = [mark[style.expected(group[0], False)] for group in FAMILY_GROUPS.values()]
+        cells = [f"{mark[style.expected(group[0], False)]} / {mark[style.expected(group[0], False, authors=True)]}"
+                 for group in FAMILY_GROUPS.values()]
         lines.append(f"| `{style.name}` | {style.writes} | " + " | ".join(cells) + f" | {mark[style.teacher_forced]} |")
     lines.append("")
     lines += [f"- `{style.name}`: {style.why}." for style in STYLES.values() if style.why]

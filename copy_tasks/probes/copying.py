@@ -59,12 +59,27 @@ def score_copy(generation: str, target: str) -> dict[str, float]:
     return {"exact_match": float(produced == wanted), "prefix_match": right / len(wanted)}
 
 
+def score_copy_authors(generation: str, target: str) -> dict[str, float]:
+    """The authors' rule: the generation before its first blank line, newlines as spaces,
+    stripped, equal to the passage's rest. A copy that runs on without a blank line is wrong.
+
+    >>> score_copy_authors(" cat sat\\n\\nthe cat", " cat sat"), score_copy_authors(" cat sat cat", " cat sat")
+    ({'authors_exact_match': 1.0}, {'authors_exact_match': 0.0})
+    >>> score_copy_authors("cat\\nsat", " cat sat")["authors_exact_match"]
+    1.0
+    """
+    answer = generation.split("\n\n", 1)[0].replace("\n", " ").strip()
+    return {"authors_exact_match": float(answer == target.strip())}
+
+
 def copy_family(name: str, unit: str, lengths: tuple[int, ...], make_doc: Callable[..., dict], *,
                 default_docs: int = 200, min_length: int = 2, needs_download: bool = False,
                 data_key: str = "", options: tuple[Option, ...] = ()) -> Family:
-    """A copy family: the copy prompt, stop at a blank line, scored by `score_copy`."""
+    """A copy family: the copy prompt, stop at a blank line, scored by `score_copy` (ours) and
+    `score_copy_authors`."""
     return Family(
         name=name, unit=unit, lengths=lengths, default_docs=default_docs, min_length=min_length,
         needs_download=needs_download, make_doc=make_doc, score_generation=against_target(score_copy),
+        score_authors=against_target(score_copy_authors),
         stop_sequences=("\n\n",), data_key=data_key, options=options,
     )

@@ -31,10 +31,14 @@ class Family:
     min_length: int
     needs_download: bool
     make_doc: Callable[..., dict] | None  # (rng, length, **options) -> doc
-    score_generation: Callable[[str, dict], dict[str, float]]  # (generation, doc) -> metrics
+    score_generation: Callable[[str, dict], dict[str, float]]  # (generation, doc) -> our metrics
+    # (generation, doc) -> the authors' rule: their post-processing of the generation and their
+    # comparison, as metrics named `authors_*` (`authors_metrics`), reported beside ours.
+    score_authors: Callable[[str, dict], dict[str, float]]
     stop_sequences: tuple[str, ...]  # the generation's `until`
     # The generation metrics besides `exact_match` (its partial credit), in the order reported.
     partial_credit: tuple[str, ...] = ("prefix_match",)
+    authors_metrics: tuple[str, ...] = ("authors_exact_match",)
     # Families with the same data key draw identical random data for doc i, and share a
     # folder (and README) in task_configs/.
     data_key: str = ""
@@ -49,10 +53,19 @@ class Family:
     # Bumped only when the docs change, never for a change of prompt handling or scoring
     # alone, which bumps `task_version`, the lm-eval task version (see the family's README).
     data_version: str = "1.0"
-    task_version: str = "2.0"
+    task_version: str = "3.0"
 
     def task_name(self, length: int, teacher_forced: bool = False) -> str:
         return f"{self.name}{TEACHER_FORCED_SUFFIX if teacher_forced else ''}_{length}"
+
+    @property
+    def generation_metrics(self) -> tuple[str, ...]:
+        """Every metric a generation task reports but `overflow`, in order: ours, then the authors'."""
+        return ("exact_match", *self.partial_credit, *self.authors_metrics)
+
+    def score_both(self, generation: str, doc: dict) -> dict[str, float]:
+        """Our metrics and the authors' of one generated answer."""
+        return self.score_generation(generation, doc) | self.score_authors(generation, doc)
 
     def generation_budget(self, doc: dict) -> int:
         """New tokens that fit every answer the scorer accepts, in any segmentation."""

@@ -184,6 +184,16 @@ def score_lookup(generation: str, target: str) -> dict[str, float]:
     return {"exact_match": float(letters == target), "symbol_accuracy": right / len(target)}
 
 
+def score_lookup_authors(generation: str, target: str) -> dict[str, float]:
+    """The authors' rule: the first k letters written (their character-level models wrote no
+    spaces; ours skip the spaces between letters), compared position by position.
+
+    >>> score_lookup_authors(" l j k", "lj"), score_lookup_authors("lx", "lj")
+    ({'authors_exact_match': 1.0}, {'authors_exact_match': 0.0})
+    """
+    return {"authors_exact_match": float("".join(generation.split())[: len(target)] == target)}
+
+
 LOOKUP_OPTIONS = (
     IntOption("copy_tasks_lookup_key_length", "key_length", "the key length n (letters)",
               default=4, minimum=1, maximum=16),
@@ -205,6 +215,7 @@ def lookup_family(key_place: str) -> Family:
         needs_download=False,
         make_doc=partial(make_lookup_doc, key_place=key_place),
         score_generation=against_target(score_lookup),
+        score_authors=against_target(score_lookup_authors),
         stop_sequences=("\n", "."),
         partial_credit=("symbol_accuracy",),
         data_key="lookup",

@@ -3,7 +3,10 @@
 The summary reads the latest run of each (model, backend, task): every run stays in the CSV,
 the newest one (by its lm-eval date) is the one summarised and plotted.
 
-Per model and family, on exact match against length:
+A table per scoring rule: generation under the authors' rule (`authors_exact_match`, the
+number the paper reports), generation under ours (`exact_match`: the answer at the start,
+whatever follows), and teacher-forced (`exact_match`, lm-eval's `is_greedy`). Per model and
+family, on that metric against length:
 - effective length: the longest length up to which exact match stays at or above 50% (every
   shorter length the model ran passes too); `<L` when it already fails at the shortest length L;
 - AUC: the area under exact match against log length, divided by the log-length span, so 1.0
@@ -25,11 +28,17 @@ import re
 from collections import defaultdict
 
 from copy_tasks.probes.families import FAMILIES
-from copy_tasks.probes.family import GENERATION, VARIANTS
+from copy_tasks.probes.family import GENERATION, TEACHER_FORCED
 from copy_tasks.report.results import LARGEST_VALUE
 
 THRESHOLD = 0.5
-SUMMARY_METRIC = "exact_match"
+# (variant, metric, title): one summary table each, in this order.
+TABLES = (
+    (GENERATION, "authors_exact_match",
+     "Generation, the authors' rule (the paper's protocol: `authors_exact_match`)"),
+    (GENERATION, "exact_match", "Generation, our rule (the answer at the start, whatever follows: `exact_match`)"),
+    (TEACHER_FORCED, "exact_match", "Teacher-forced (greedy exact match in one forward pass: `exact_match`)"),
+)
 
 
 def latest_runs(rows: list[dict]) -> tuple[list[dict], list[str]]:
@@ -141,12 +150,14 @@ def _cell(points: list[tuple[int, float, float]], cut: set[int]) -> str:
     return cell + ("; " + overflow if overflow else "")
 
 
-def summary_table(rows: list[dict], variant: str) -> str | None:
-    """A Markdown table: a row per model, a column per family, cells `effective / AUC (lengths)`."""
-    families = [name for name in FAMILIES if any(r["family"] == name and r["variant"] == variant for r in rows)]
+def summary_table(rows: list[dict], variant: str, metric: str) -> str | None:
+    """A Markdown table of `metric`: a row per model, a column per family, cells
+    `effective / AUC (lengths)`."""
+    families = [name for name in FAMILIES
+                if any((r["family"], r["variant"], r["metric"]) == (name, variant, metric) for r in rows)]
     if not families:
         return None
-    by_family = {name: curves(rows, name, variant, SUMMARY_METRIC) for name in families}
+    by_family = {name: curves(rows, name, variant, metric) for name in families}
     cut = {name: overflowed(rows, name, variant) for name in families}
     models = sorted({model for name in families for model in (*by_family[name], *cut[name])})
     architecture = {row["model"]: row["architecture"] for row in rows}
@@ -170,15 +181,14 @@ def summary_markdown(rows: list[dict], plot_files: list[str], notes: list[str], 
         "`leaderboard.csv` (column `source_file`); the latest run of each model and task is shown.",
         "",
         f"Cells: effective length / AUC (lengths run). Effective length: the longest length up to "
-        f"which exact match stays at or above {THRESHOLD:.0%}; `<L`: already below at the shortest. "
-        "AUC: area under exact match against log length, divided by the log-length span. "
+        f"which exact match (under the table's rule) stays at or above {THRESHOLD:.0%}; `<L`: already "
+        "below at the shortest. AUC: area under exact match against log length, divided by the "
+        "log-length span. Each table's heading names its rule and metric. "
         "Lengths where the backend cut some prompt (overflow) are left out of both and named.",
     ]
-    for variant in VARIANTS:
-        table = summary_table(rows, variant)
+    for variant, metric, title in TABLES:
+        table = summary_table(rows, variant, metric)
         if table:
-            title = "Generation (the paper's protocol)" if variant == GENERATION else \
-                "Teacher-forced (greedy exact match in one forward pass)"
             parts += ["", f"## {title}", "", table]
     if plot_files:
         parts += ["", "## Plots", ""]

@@ -9,6 +9,8 @@ a book, so every query has exactly one answer.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from copy_tasks.probes.family import Family, against_target, register
@@ -72,13 +74,23 @@ def make_phonebook_doc(rng: np.random.Generator, entries: int) -> dict:
     }
 
 
-def generated_answer(generation: str) -> str:
+def authors_answer(generation: str) -> str:
     """The authors' reading of a generation: the text before its first newline, stripped.
 
-    >>> generated_answer(" 6093237777\\nAnn Lee: 7")
-    '6093237777'
+    >>> authors_answer(" 6093237777\\nAnn Lee: 7"), authors_answer(" 6093237777 Ann")
+    ('6093237777', '6093237777 Ann')
     """
     return generation.split("\n", 1)[0].strip()
+
+
+def leading_number(generation: str) -> str:
+    """Our reading: the digits the generation starts with (after spaces, not a newline),
+    whatever follows.
+
+    >>> leading_number(" 6093237777 Ann Lee"), leading_number("609-323-7777"), leading_number(" Ann")
+    ('6093237777', '609', '')
+    """
+    return re.match(r"[ \t]*(\d*)", generation)[1]
 
 
 def leading_digits_right(answer: str, target: str) -> int:
@@ -96,18 +108,28 @@ def leading_digits_right(answer: str, target: str) -> int:
 
 
 def score_generation(generation: str, target: str) -> dict[str, float]:
-    """exact_match (the authors' rule) and prefix_match (fraction of leading digits right).
+    """exact_match (the number the answer starts with is the query's) and prefix_match
+    (fraction of leading digits right).
 
-    >>> score_generation(" 6093237777\\n", "6093237777")
+    >>> score_generation(" 6093237777 and so on", "6093237777")
     {'exact_match': 1.0, 'prefix_match': 1.0}
-    >>> score_generation("609-323-7777", "6093237777")
-    {'exact_match': 0.0, 'prefix_match': 0.3}
+    >>> score_generation("609-323-7777", "6093237777"), score_generation(" 60932377771", "6093237777")
+    ({'exact_match': 0.0, 'prefix_match': 0.3}, {'exact_match': 0.0, 'prefix_match': 1.0})
     """
-    answer = generated_answer(generation)
+    answer = leading_number(generation)
     return {
         "exact_match": float(answer == target),
         "prefix_match": leading_digits_right(answer, target) / len(target),
     }
+
+
+def score_authors(generation: str, target: str) -> dict[str, float]:
+    """The authors' rule: the first line, stripped, is the number; nothing may follow it.
+
+    >>> score_authors(" 6093237777\\n", "6093237777"), score_authors(" 6093237777 and so on", "6093237777")
+    ({'authors_exact_match': 1.0}, {'authors_exact_match': 0.0})
+    """
+    return {"authors_exact_match": float(authors_answer(generation) == target)}
 
 
 FAMILY = register(Family(
@@ -121,5 +143,6 @@ FAMILY = register(Family(
     needs_download=False,
     make_doc=make_phonebook_doc,
     score_generation=against_target(score_generation),
+    score_authors=against_target(score_authors),
     stop_sequences=("\n",),
 ))

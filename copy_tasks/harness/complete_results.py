@@ -1,0 +1,80 @@
+"""Every metric key in every result, and no group mean over a different set of docs.
+
+A doc whose prompt the backend would cut reports only `overflow` (`copy_tasks.harness.task`),
+so lm-eval's mean of each metric is over the docs that fit. Two things follow, which this
+module settles on what `evaluator.evaluate` returns (the registration hook calls it):
+- a task none of whose docs fit would have no `exact_match` at all, and its overflowed samples
+  lack the key: lm-eval's loggers (W&B reads every metric of every sample) and scripts fail on
+  that. Every metric the task declares is filled in as NaN (stderr NaN) where missing, in the
+  task's results and in each logged sample;
+- a family's group mean would average only the docs that fit: for a short-context model, the
+  shorter lengths, an easier set than a long-context model's. Two models' group means are
+  comparable only over the same docs, so a group any of whose tasks had a doc cut reports NaN
+  for every metric but `overflow` (which says how much was cut), with one warning naming the
+  tasks. Each task's own scores, over the docs that fit, stay as they are.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Mapping
+
+log = logging.getLogger("copy_tasks")
+NAN = float("nan")
+KEPT_GROUP_METRICS = ("overflow",)
+
+
+def leaf_tasks(group_subtasks: Mapping[str, list[str]], name: str) -> set[str]:
+    """The tasks under `name`, through nested groups.
+
+    >>> sorted(leaf_tasks({"all": ["a", "g"], "g": ["b", "c"]}, "all"))
+    ['a', 'b', 'c']
+    """
+    children = group_subtasks.get(name)
+    if not children:
+        return {name}
+    return set().union(*(leaf_tasks(group_subtasks, child) for child in children))
+
+
+def fill_missing_metrics(results: dict, task: str, metrics: Iterable[str]) -> None:
+    """Every metric of `task` present in its results (NaN, stderr NaN) and in its samples."""
+    entry = results["results"].get(task)
+    if entry is None:
+        return
+    for metric in metrics:
+        entry.setdefault(f"{metric},none", NAN)
+        entry.setdefault(f"{metric}_stderr,none", NAN)
+        for sample in (results.get("samples") or {}).get(task, []):
+            sample.setdefault(metric, NAN)
+
+
+def void_group_means(results: dict, cut_tasks: set[str]) -> None:
+    """NaN for every metric but `overflow` of each group that holds a task with a cut doc."""
+    for group in results.get("group_subtasks", {}):
+        cut = sorted(cut_tasks & leaf_tasks(results["group_subtasks"], group))
+        if not cut:
+            continue
+        voided = False
+        for table in (results["results"], results.get("groups") or {}):
+            entry = table.get(group, {})
+            for key in entry:
+                metric = key.split(",", 1)[0].removesuffix("_stderr")
+                if "," in key and metric not in KEPT_GROUP_METRICS and isinstance(entry[key], (int, float)):
+                    entry[key], voided = NAN, True
+        if voided:
+            log.warning("copy-tasks: group %s reports NaN (but its overflow): docs of %s do not fit the "
+                        "context, so its mean would cover other docs than for a model that reads them all. "
+                        "Compare models on each task's own score.", group, ", ".join(cut))
+
+
+def complete_results(results: dict | None, tasks: Iterable) -> dict | None:
+    """Settle lm-eval's `results` (None on ranks other than 0) for our `tasks` (`CopyTask`s)."""
+    if results is None:
+        return None
+    cut = set()
+    for task in tasks:
+        fill_missing_metrics(results, task.config.task, task.metric_names())
+        if any(value == 1.0 for value in task.overflow.values()):
+            cut.add(task.config.task)
+    void_group_means(results, cut)
+    return results
