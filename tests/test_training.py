@@ -9,7 +9,6 @@ from dataclasses import replace
 import pytest
 import torch
 from conftest import read_results, run_command
-
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

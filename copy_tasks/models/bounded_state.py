@@ -15,8 +15,8 @@ Its state is measured, register by register, after every change (`state_bits`):
   each. (In the copy format those lists are unused, and how many letters of the passage are
   stored follows from the counters and B.)
 `peak_bits` records the most it held; when a counter grows with the state full, the last
-stored letter is dropped to make room (of the string, else of the key lists), and storing a letter that does not fit is an error,
-so the bound cannot be broken silently.
+stored letter is dropped to make room (of the string, else of the key lists), and storing a
+letter that does not fit is an error, so the bound cannot be broken silently.
 
 Its policy, for the symbol formats of `random_copy` and the lookup families (letters that
 stand alone between spaces, or every letter inside the `$...|...|` paper format):

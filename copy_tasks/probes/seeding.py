@@ -13,7 +13,6 @@ import hashlib
 
 import numpy as np
 
-
 EVALUATION = "copy-tasks"
 
 

@@ -5,11 +5,12 @@ are the same), the answers a model gave are still its answers. `copy-tasks resco
 DIR` reads every `results_<date>.json` under RUN with its `samples_<task>_<date>.jsonl`, scores
 each generation sample's answer (`filtered_resps`) with its family's rules (ours and the
 authors', `Family.score_both`), and writes the results and samples under the same names into
-DIR, which must not hold them already. A task's metrics are re-aggregated as lm-eval does
-(`mean`, stderr = sample standard deviation / sqrt(n)) over the docs that fit; its version
-becomes the current one, and its metadata records `copy_tasks_rescored_from` (the version it
-ran under, kept when a re-scored run is re-scored again). Teacher-forced tasks, whose scores do not depend on the text of an answer, and
-tasks of other suites are written as they were.
+DIR, which must not hold them already. A task's metrics are re-aggregated as lm-eval
+does (`mean`, stderr = sample standard deviation / sqrt(n)) over the docs that fit; its
+version becomes the current one, and its metadata records `copy_tasks_rescored_from` (the
+version it ran under, kept when a re-scored run is re-scored again). Teacher-forced tasks,
+whose scores do not depend on the text of an answer, and tasks of other suites are written as
+they were.
 
     >>> aggregate([1.0, 0.0, 1.0, 1.0])
     (0.75, 0.25)
