@@ -13,6 +13,8 @@
   that fit (NaN when none does: `copy_tasks.harness.complete_results`); when that cannot be
   known, `overflow` is NaN and one warning says why. A doc fits when the room its prompt leaves
   holds its answer in the model's tokens plus a 2-token margin.
+- Request cache. lm-eval's `--cache_requests` is keyed on our docs' fingerprint and the
+  context as well, so a request built from other docs is never paired with these.
 - Records. A fingerprint of the docs, the overflow count over the docs that ran (or
   `unknown`), the context and where it came from, the budgets, the model's `model_type` and
   PyPI source go into the task's metadata, which lm-eval writes to the results file under
@@ -77,6 +79,12 @@ class CopyTask(ConfigurableTask):
 
     def construct_requests(self, doc: dict, ctx: str, **kwargs):
         request = super().construct_requests(doc, ctx, **kwargs)
+        self.fit_request(request)
+        return request
+
+    def fit_request(self, request) -> None:
+        """Set a request's budget (generation) and record whether its doc overflows."""
+        doc, ctx = request.doc, request.arguments[0]
         if self.OUTPUT_TYPE == "generate_until":
             generous = max(int(doc["generation_budget"]), self.user_max_gen_toks())
             answers = family_named(doc["family"]).answers(doc)
@@ -85,10 +93,25 @@ class CopyTask(ConfigurableTask):
             self.budgets.add(budget)
         else:
             self.overflow[doc["index"]] = self.limits.overflows(ctx, doc["continuation"])
-        return request
+
+    def request_cache_tag(self) -> str:
+        """What our requests depend on beyond what lm-eval keys its request cache on: the docs
+        (seed, count, options) and the context that fits their budgets."""
+        key = [self.config.metadata["copy_tasks_docs_sha256"], self.limits.context, self.limits.source,
+               self.user_max_gen_toks()]
+        return hashlib.sha256(json.dumps(key).encode()).hexdigest()[:16]
 
     def build_all_requests(self, *args, **kwargs) -> None:
+        """lm-eval's, with its request cache (`--cache_requests`) keyed on our docs too: lm-eval
+        keys it on the task's name and settings only, so a run with another seed would pair
+        the old prompts' answers with the new docs. Requests read from the cache are fitted to
+        this run's model as built ones are."""
+        if kwargs.get("cache_requests"):
+            kwargs["tokenizer_name"] = f"{kwargs.get('tokenizer_name') or ''}-copy_tasks-{self.request_cache_tag()}"
         super().build_all_requests(*args, **kwargs)
+        if not self.overflow:  # lm-eval took the requests from its cache: construct_requests did not run
+            for request in self._instances:
+                self.fit_request(request)
         self.record_overflow()
 
     def record_overflow(self) -> None:
