@@ -1,6 +1,6 @@
 """Every metric key in every result, and no group mean over a different set of docs.
 
-A doc whose prompt the backend would cut reports only `overflow` (`copy_tasks.harness.task`),
+A doc that does not fit the backend's context reports only `overflow` (`copy_tasks.harness.task`),
 so lm-eval's mean of each metric is over the docs that fit. Two things follow, which this
 module settles on what `evaluator.evaluate` returns (the registration hook calls it):
 - a task none of whose docs fit would have no `exact_match` at all, and its overflowed samples

@@ -129,8 +129,8 @@ class CopyTask(ConfigurableTask):
             warn_once(f"overflow is unknown (NaN) for every task of this run: {self.limits.unknown}.")
         elif over:
             log.warning(
-                "copy-tasks: %s: %d of %d docs do not fit the context of %d tokens (%s): lm-eval would cut "
-                "their prompts from the left, so they report overflow=1 and no score. Fix: a larger "
+                "copy-tasks: %s: %d of %d docs do not fit the context of %d tokens (%s): their prompt and "
+                "answer are longer, so they report overflow=1 and no score. Fix: a larger "
                 "max_length in --model_args if the model can read that far, or leave out this length.",
                 self.config.task, over, len(values), self.limits.context, self.limits.source)
 
