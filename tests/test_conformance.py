@@ -69,11 +69,16 @@ def read_verdicts(results: dict, tasks) -> dict[tuple[str, str], float]:
     return {(task, metric): results[task][f"{metric},none"] for task in tasks for metric in rules_of(task)}
 
 
+def evaluate(battery: Battery, style: str, chat: bool = False) -> dict:
+    """lm-eval's results of every battery task answered in `style` (under the tokenizer's chat
+    template if `chat`), samples logged."""
+    return lm_eval.simple_evaluate(model="scripted", model_args=battery.model_args(style), tasks=list(battery.tasks),
+                                   metadata=battery.metadata, apply_chat_template=chat, log_samples=chat)
+
+
 def verdicts(battery: Battery, style: str) -> dict[tuple[str, str], float]:
     """(task, rule) -> the verdict of every battery task, answered in `style`, through lm-eval."""
-    results = lm_eval.simple_evaluate(model="scripted", model_args=battery.model_args(style),
-                                      tasks=list(battery.tasks), metadata=battery.metadata)
-    return read_verdicts(results["results"], battery.tasks)
+    return read_verdicts(evaluate(battery, style)["results"], battery.tasks)
 
 
 def expected_verdicts(battery: Battery, style: str) -> dict[tuple[str, str], float]:
@@ -89,6 +94,24 @@ def expected_verdicts(battery: Battery, style: str) -> dict[tuple[str, str], flo
 @pytest.mark.parametrize("style", STYLES)
 def test_every_style_gets_the_stated_verdict_on_every_family_and_variant(battery, style):
     assert verdicts(battery, style) == expected_verdicts(battery, style)
+
+
+CHAT_STYLES = ("end_of_turn", "restated_start", "no_leading_space", "first_wrong")
+
+
+@pytest.mark.parametrize("style", CHAT_STYLES)
+def test_chat_styles_get_the_stated_verdict_under_a_chat_template(battery, style):
+    """Under --apply_chat_template the model answers after the assistant's prefill: the same
+    verdicts as without a template."""
+    results = evaluate(battery, style, chat=True)
+    assert read_verdicts(results["results"], battery.tasks) == expected_verdicts(battery, style)
+    for task in battery.tasks:
+        assert results["configs"][task]["metadata"]["copy_tasks_prompt_format"] == "chat"
+        for sample in results["samples"][task]:
+            context = sample["arguments"][0][0]
+            chat = FAMILIES[sample["doc"]["family"]].chat_form(sample["doc"])
+            opened = "<|im_start|>assistant\n" + chat.prefill if chat.prefill else "<|im_start|>assistant\n"
+            assert context == f"<|im_start|>user\n{chat.user}<|im_end|>\n{opened}", task
 
 
 def test_the_battery_catches_the_old_answer_tokens_plus_4_budget(battery, monkeypatch):
@@ -125,14 +148,16 @@ def test_readme_states_the_verdicts_the_battery_checks():
 
 
 @pytest.mark.slow
-def test_battery_through_the_lm_eval_command(battery, tmp_path):
-    style = "end_of_turn"
+@pytest.mark.parametrize("style, chat", [("end_of_turn", False), ("restated_start", True)])
+def test_battery_through_the_lm_eval_command(battery, tmp_path, style, chat):
     result = run_command(
         ["copy-tasks", "run", "--model", "scripted", "--model_args", battery.model_args(style),
          "--tasks", ",".join(battery.tasks), "--metadata", json.dumps(battery.metadata),
-         "--output_path", str(tmp_path)],
+         "--output_path", str(tmp_path), *(["--apply_chat_template"] if chat else [])],
         cwd=tmp_path,
     )
     assert result.returncode == 0, result.stderr[-3000:]
-    results = read_results(tmp_path)[0]["results"]
-    assert read_verdicts(results, battery.tasks) == expected_verdicts(battery, style)
+    results = read_results(tmp_path)[0]
+    assert read_verdicts(results["results"], battery.tasks) == expected_verdicts(battery, style)
+    formats = {results["configs"][task]["metadata"]["copy_tasks_prompt_format"] for task in battery.tasks}
+    assert formats == {"chat" if chat else "plain"}

@@ -11,8 +11,13 @@ as lm-eval's backends do:
   probability 1 - EPSILON, the first that disagrees EPSILON / vocabulary size, and every
   later one 1 / vocabulary size.
 
+- chat: under `--apply_chat_template` it renders the turns with the tokenizer's chat template,
+  as `hf` does, and finds the doc by its chat form (`conformance.chat_key`); it then writes
+  the style's tokens after the assistant's prefill.
+
 Model args: `style` (a name in `conformance.STYLES`), `answers` (the key's path) and
-`tokenizer` (an HF tokenizer folder; the tasks count prompt tokens with it too).
+`tokenizer` (an HF tokenizer folder, with a chat template for chat runs; the tasks count
+prompt tokens with it too).
 
     copy-tasks run --model scripted --model_args style=eos,answers=key.json,tokenizer=DIR ...
 """
@@ -25,7 +30,15 @@ from lm_eval.api.registry import register_model
 
 from copy_tasks.models.answers import EPSILON, cut_at_stops
 from copy_tasks.models.reference_lm import ReferenceLM
-from copy_tasks.probes.conformance import EOS, SpecialToken, Token, prompt_key, read_answer_key, style_named
+from copy_tasks.probes.conformance import (
+    EOS,
+    SpecialToken,
+    Token,
+    chat_key,
+    prompt_key,
+    read_answer_key,
+    style_named,
+)
 
 
 @register_model("scripted")
@@ -37,6 +50,24 @@ class ScriptedLM(ReferenceLM):
         self.style = style_named(style)
         self.answers = read_answer_key(answers)
         self.tokenizer = AutoTokenizer.from_pretrained(tokenizer)
+        self.chats: dict[str, str] = {}  # a rendered chat -> the chat key of its turns
+
+    @property
+    def tokenizer_name(self) -> str:
+        return self.tokenizer.name_or_path.replace("/", "__")
+
+    def chat_template(self, chat_template: bool | str = False) -> str | None:
+        return self.tokenizer.chat_template
+
+    def apply_chat_template(self, chat_history: list[dict[str, str]], add_generation_prompt: bool = True) -> str:
+        """The turns rendered by the tokenizer's chat template, the assistant's last turn left
+        open when there is one to continue (as `hf` renders them)."""
+        rendered = self.tokenizer.apply_chat_template(
+            chat_history, tokenize=False, add_generation_prompt=add_generation_prompt,
+            continue_final_message=not add_generation_prompt)
+        turns = {turn["role"]: turn["content"] for turn in chat_history}
+        self.chats[rendered] = chat_key(turns.get("user", ""), turns.get("assistant", ""))
+        return rendered
 
     def tokenize(self, text: str) -> list[str]:
         """The tokenizer's canonical segmentation of `text`, as substrings."""
@@ -49,10 +80,10 @@ class ScriptedLM(ReferenceLM):
     def written(self, prompt: str) -> list[Token]:
         """The tokens the model writes after `prompt`."""
         try:
-            answer = self.answers[prompt_key(prompt)]
+            answer, start = self.answers[self.chats.get(prompt) or prompt_key(prompt)]
         except KeyError:
             raise KeyError(f"the answer key has no doc with the prompt {prompt[:60]!r}...") from None
-        return self.style.write(answer, self.tokenize)
+        return self.style.write(answer, self.tokenize, start)
 
     def generate(self, prompt: str, until: list[str], budget: int) -> str:
         text = ""

@@ -17,6 +17,11 @@ from pathlib import Path
 VOCAB_SIZE = 384
 CONTEXT = 2048
 SLIDING_WINDOW = 16
+# ChatML, as SmolLM2 and Qwen write it, for tests of `--apply_chat_template`.
+CHAT_TEMPLATE = (
+    "{% for message in messages %}{{ '<|im_start|>' + message['role'] + '\n' + message['content'] + '<|im_end|>\n' }}"
+    "{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}"
+)
 _TRANSFORMER = {"num_attention_heads": 2, "intermediate_size": 64, "max_position_embeddings": CONTEXT}
 # transformers' model class and config settings per architecture; all have hidden size 32.
 _MODELS = {
@@ -40,7 +45,7 @@ def phone_book_texts() -> list[str]:
 
 def build_tokenizer(texts: list[str] | None = None, vocab_size: int = VOCAB_SIZE):
     """A byte-level BPE tokenizer (a `PreTrainedTokenizerFast`) trained on `texts` (by default
-    phone-book text)."""
+    phone-book text), with a ChatML chat template."""
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import PreTrainedTokenizerFast
 
@@ -60,6 +65,7 @@ def build_tokenizer(texts: list[str] | None = None, vocab_size: int = VOCAB_SIZE
         eos_token="<|endoftext|>",
         pad_token="<|endoftext|>",
         model_max_length=CONTEXT,
+        chat_template=CHAT_TEMPLATE,
     )
 
 

@@ -9,17 +9,22 @@ authors' (`authors_exact_match`, generation only), which the README's scoring se
 (`verdict_table`).
 
 A style turns the correct answer (the doc's continuation: what the model should write after
-the prompt) into the tokens a model would write, given the tokenizer's canonical segmentation.
+the prompt) into the tokens a model would write, given the tokenizer's canonical segmentation
+and the prompt's last line (the answer's given start, `copy_tasks.probes.chat`). Under a chat
+template (`--apply_chat_template`) the model writes them after the assistant's prefill, and the
+verdicts are the same.
 `EOS` and `END_OF_TURN` are special tokens: never text, and a backend drops them from the
 generated text (EOS also ends the generation).
 
     >>> split = lambda text: text.split(" ")          # a toy segmentation
-    >>> STYLES["blank_line"].write(" 6093237777", split)
+    >>> STYLES["blank_line"].write(" 6093237777", split, "Ann:")
     ['', '6093237777', '\\n\\n', EOS]
-    >>> STYLES["first_wrong"].write(" 6093237777", split)
+    >>> STYLES["first_wrong"].write(" 6093237777", split, "Ann:")
     ['', '7093237777', EOS]
-    >>> STYLES["last_missing"].write(" Denver.", split), STYLES["char_tokens"].write(" ab", split)
+    >>> STYLES["last_missing"].write(" Denver.", split, ""), STYLES["char_tokens"].write(" ab", split, "")
     (['', 'Denve.', EOS], [' ', 'a', 'b', EOS])
+    >>> STYLES["restated_start"].write(" 6093237777", split, "Ann:")
+    ['Ann:', '', '6093237777', END_OF_TURN, EOS]
 """
 
 from __future__ import annotations
@@ -29,6 +34,8 @@ import json
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from copy_tasks.probes.chat import given_start
 
 
 @dataclass(frozen=True)
@@ -45,6 +52,7 @@ EOS = SpecialToken("EOS")
 END_OF_TURN = SpecialToken("END_OF_TURN")
 Token = str | SpecialToken
 Tokenize = Callable[[str], list[str]]
+Write = Callable[[str, Tokenize, str], list[Token]]  # (answer, tokenize, given start) -> tokens
 
 PHONE_BOOK = ("phonebook_copy",)
 COPIES = ("c4_copy", "c4_copy_shuffled", "random_copy", "dup_ngram_copy")
@@ -84,7 +92,7 @@ class Style:
 
     name: str
     writes: str  # what the model writes, for the README
-    write: Callable[[str, Tokenize], list[Token]]
+    write: Write
     generation: bool
     teacher_forced: bool
     generation_except: Mapping[str, bool] = field(default_factory=dict)
@@ -101,8 +109,8 @@ class Style:
         return self.generation_except.get(family, self.generation)
 
 
-def _after(text: str) -> Callable[[str, Tokenize], list[Token]]:
-    return lambda answer, tokenize: [*tokenize(answer), *tokenize(text), EOS]
+def _after(text: str) -> Write:
+    return lambda answer, tokenize, start: [*tokenize(answer), *tokenize(text), EOS]
 
 
 def _except(verdict: bool, *groups: tuple[str, ...]) -> dict[str, bool]:
@@ -112,13 +120,13 @@ def _except(verdict: bool, *groups: tuple[str, ...]) -> dict[str, bool]:
 STYLES: dict[str, Style] = {
     style.name: style
     for style in (
-        Style("eos", "the answer, then EOS", lambda answer, tokenize: [*tokenize(answer), EOS], True, True),
+        Style("eos", "the answer, then EOS", lambda answer, tokenize, start: [*tokenize(answer), EOS], True, True),
         Style("newline", "the answer, `\\n`, EOS", _after("\n"), True, True),
         Style("blank_line", "the answer, `\\n\\n`, EOS", _after("\n\n"), True, True),
         Style("end_of_turn", "the answer, an end-of-turn token, EOS",
-              lambda answer, tokenize: [*tokenize(answer), END_OF_TURN, EOS], True, True),
+              lambda answer, tokenize, start: [*tokenize(answer), END_OF_TURN, EOS], True, True),
         Style("char_tokens", "the answer one character per token, EOS",
-              lambda answer, tokenize: [*answer, EOS], True, False,
+              lambda answer, tokenize, start: [*answer, EOS], True, False,
               why="teacher forcing asks whether each of the tokenizer's own tokens is the argmax"),
         Style("next_line_text", "the answer, `\\n`, more text", _after("\nmore text"), True, True,
               authors_except=_except(False, COPIES, QUESTIONS),
@@ -133,12 +141,18 @@ STYLES: dict[str, Style] = {
                   "teacher forcing scores the answer, not what follows"),
         Style("trailing_space", "the answer, a space, EOS", _after(" "), True, True),
         Style("no_leading_space", "the answer without its leading space, EOS",
-              lambda answer, tokenize: [*tokenize(answer.lstrip()), EOS], True, False,
+              lambda answer, tokenize, start: [*tokenize(answer.lstrip()), EOS], True, False,
               why="teacher forcing scores the exact continuation, leading space included"),
         Style("first_wrong", "the answer with its first letter or digit changed, EOS",
-              lambda answer, tokenize: [*tokenize(_change_first_symbol(answer)), EOS], False, False),
+              lambda answer, tokenize, start: [*tokenize(_change_first_symbol(answer)), EOS], False, False),
         Style("last_missing", "the answer without its last letter or digit, EOS",
-              lambda answer, tokenize: [*tokenize(_drop_last_symbol(answer)), EOS], False, False),
+              lambda answer, tokenize, start: [*tokenize(_drop_last_symbol(answer)), EOS], False, False),
+        Style("restated_start", "the prompt's last line again, the answer, an end-of-turn token, EOS",
+              lambda answer, tokenize, start: [*tokenize(start), *tokenize(answer), END_OF_TURN, EOS], True, False,
+              authors=False,
+              why="a chat model whose turn starts afresh restates the answer's given start (`Name:`, a copy's "
+                  "first word); our rule also reads the answer after that restatement, the authors' reads the "
+                  "answer as written, and teacher forcing scores the continuation right after the prompt"),
     )
 }
 
@@ -172,11 +186,24 @@ def prompt_key(prompt: str) -> str:
     return hashlib.sha256(prompt.encode("utf-8")).hexdigest()
 
 
+def chat_key(user: str, prefill: str) -> str:
+    """The key of a doc put as a chat: its user's turn and the assistant's prefill."""
+    return prompt_key(json.dumps([user, prefill]))
+
+
 def write_answer_key(docs: Iterable[dict], path: Path) -> Path:
-    """Write {sha256 of the prompt: the doc's continuation}: what the scripted model answers."""
-    path.write_text(json.dumps({prompt_key(doc["prompt"]): doc["continuation"] for doc in docs}), encoding="utf-8")
+    """Write {key: [the doc's continuation, the prompt's given start]}, keyed by the sha256 of
+    the prompt and by the `chat_key` of its chat form: what the scripted model answers."""
+    from copy_tasks.probes.families import family_named
+
+    key = {}
+    for doc in docs:
+        answer = [doc["continuation"], given_start(doc["prompt"])]
+        chat = family_named(doc["family"]).chat_form(doc)
+        key[prompt_key(doc["prompt"])] = key[chat_key(chat.user, chat.prefill)] = answer
+    path.write_text(json.dumps(key), encoding="utf-8")
     return path
 
 
-def read_answer_key(path: str | Path) -> dict[str, str]:
+def read_answer_key(path: str | Path) -> dict[str, list[str]]:
     return json.loads(Path(path).read_text(encoding="utf-8"))

@@ -82,4 +82,6 @@ def copy_family(name: str, unit: str, lengths: tuple[int, ...], make_doc: Callab
         needs_download=needs_download, make_doc=make_doc, score_generation=against_target(score_copy),
         score_authors=against_target(score_copy_authors),
         stop_sequences=("\n\n",), data_key=data_key, options=options,
+        chat_instruction="Here is a passage, then the same passage again. Write it out once more, word for word, "
+                         "starting from its first word.",
     )

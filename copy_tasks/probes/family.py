@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from copy_tasks.probes.budgets import generation_budget
+from copy_tasks.probes.chat import ChatPrompt, chat_prompt, given_start, last_line, readings, restated_answers
 from copy_tasks.probes.options import Option
 
 TEACHER_FORCED_SUFFIX = "_tf"
@@ -47,13 +48,18 @@ class Family:
     # (length, seed, count, **options) -> up to `count` docs. Their lengths are fixed bins.
     make_docs: Callable[..., list[dict]] | None = None
     # The answers the generation scorer accepts, as the model would write them after the
-    # prompt; the generation budget fits the longest (see `copy_tasks.probes.budgets`).
+    # prompt (each may also follow a restatement of the prompt's last line:
+    # `accepted_answers`); the generation budget fits the longest (`copy_tasks.probes.budgets`).
     answers: Callable[[dict], Sequence[str]] = lambda doc: (doc["continuation"],)
+    # Under a chat template (`copy_tasks.probes.chat`): what the user's turn says first, and
+    # where in the prompt the assistant's prefill starts.
+    chat_instruction: str = "Read the text below, then finish its last line."
+    chat_prefill_at: Callable[[str], int] = last_line
     # The version of the data: doc i is drawn from (family, data_version, length, seed, i).
     # Bumped only when the docs change, never for a change of prompt handling or scoring
     # alone, which bumps `task_version`, the lm-eval task version (see the family's README).
     data_version: str = "1.0"
-    task_version: str = "3.0"
+    task_version: str = "3.1"
 
     def task_name(self, length: int, teacher_forced: bool = False) -> str:
         return f"{self.name}{TEACHER_FORCED_SUFFIX if teacher_forced else ''}_{length}"
@@ -63,13 +69,28 @@ class Family:
         """Every metric a generation task reports but `overflow`, in order: ours, then the authors'."""
         return ("exact_match", *self.partial_credit, *self.authors_metrics)
 
+    def chat_form(self, doc: dict) -> ChatPrompt:
+        """The doc as a chat: the user's turn and the assistant's prefill."""
+        return chat_prompt(doc["prompt"], self.chat_instruction, self.chat_prefill_at)
+
+    def score_ours(self, generation: str, doc: dict) -> dict[str, float]:
+        """Our metrics of one generated answer: of its better reading, with or without a
+        restatement of the prompt's last line (`copy_tasks.probes.chat.readings`); on a tie,
+        the answer as written."""
+        scored = [self.score_generation(reading, doc) for reading in readings(generation, given_start(doc["prompt"]))]
+        return max(scored, key=lambda metrics: [metrics[name] for name in ("exact_match", *self.partial_credit)])
+
     def score_both(self, generation: str, doc: dict) -> dict[str, float]:
-        """Our metrics and the authors' of one generated answer."""
-        return self.score_generation(generation, doc) | self.score_authors(generation, doc)
+        """Our metrics and the authors' (who read the answer as written) of one generated answer."""
+        return self.score_ours(generation, doc) | self.score_authors(generation, doc)
+
+    def accepted_answers(self, doc: dict) -> tuple[str, ...]:
+        """Every answer our rule accepts, as written after the prompt."""
+        return restated_answers(self.answers(doc), given_start(doc["prompt"]))
 
     def generation_budget(self, doc: dict) -> int:
         """New tokens that fit every answer the scorer accepts, in any segmentation."""
-        return generation_budget(self.answers(doc))
+        return generation_budget(self.accepted_answers(doc))
 
     @property
     def seed_key(self) -> str:

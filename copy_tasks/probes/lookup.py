@@ -220,4 +220,6 @@ def lookup_family(key_place: str) -> Family:
         partial_credit=("symbol_accuracy",),
         data_key="lookup",
         options=LOOKUP_OPTIONS,
+        chat_instruction="Each block gives a string of letters and a key from it. Continue the last block's key "
+                         "with the letters that follow the key in its string, as the blocks before it do.",
     )

@@ -20,7 +20,7 @@ TASK_KEYS = ("copy_tasks_family", "copy_tasks_length", "copy_tasks_variant")
 RECORDED_KEYS = (
     "copy_tasks_version", "copy_tasks_docs_sha256", "copy_tasks_model_source", "copy_tasks_model_type",
     "copy_tasks_overflow_docs", "copy_tasks_context_tokens", "copy_tasks_context_source",
-    "copy_tasks_generation_budgets",
+    "copy_tasks_generation_budgets", "copy_tasks_prompt_format", "copy_tasks_limit", "copy_tasks_samples",
 )
 
 

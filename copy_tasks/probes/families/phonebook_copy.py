@@ -13,6 +13,7 @@ import re
 
 import numpy as np
 
+from copy_tasks.probes.chat import after_first_block
 from copy_tasks.probes.family import Family, against_target, register
 from copy_tasks.probes.names import draw_full_names
 
@@ -145,4 +146,6 @@ FAMILY = register(Family(
     score_generation=against_target(score_generation),
     score_authors=against_target(score_authors),
     stop_sequences=("\n",),
+    chat_instruction="Here is a phone book. Look up phone numbers in it.",
+    chat_prefill_at=after_first_block,  # the two example lookups and the query open the model's turn
 ))

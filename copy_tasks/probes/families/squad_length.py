@@ -23,4 +23,6 @@ FAMILY = register(Family(
     options=(SQUAD_SOURCE,),
     make_docs=make_squad_docs,
     answers=lambda doc: tuple(" " + answer for answer in doc["answers"]),
+    chat_instruction="Answer the last question from the paragraph with a short span of its text, as the example "
+                     "is answered.",
 ))
