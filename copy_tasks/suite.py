@@ -8,14 +8,18 @@ over all the result folders. Two presets:
   also generated up to 100; both reference models over every length and variant with 20 docs.
 - `published` (the `leaderboard/` folder): Gemma 3 270M and SmolLM2 135M, generation and
   teacher-forced with 25 docs per length, the same docs (phone book at every length up to 200,
-  random strings up to 200, lookups up to 500, n = 1 to 8); both reference models over every
-  length and variant at the families' default doc counts.
+  random strings up to 200, lookups up to 500, n = 1 to 8); SmolLM2 also under its chat
+  template (`--apply_chat_template`, run label `smollm2-135m-chat`) on the phone book and
+  random strings; both reference models over every length and variant at the families'
+  default doc counts.
 
 Models prepared by `copy-tasks model` are run as `pretrained=<name>` from a folder of links to
 them in the model cache (`by_name/`), so the results name the model, not a path on this machine.
 
     >>> [run.label for run in plan("quick")]
     ['gemma-3-270m', 'gemma-3-270m', 'ngram_copier', 'bounded_state']
+    >>> [run.label for run in plan("published", ("smollm2-135m-chat",))]
+    ['smollm2-135m-chat', 'smollm2-135m-chat']
     >>> plan("quick")[0].tasks[:4]
     ('lookup_prefix_20', 'lookup_prefix_50', 'lookup_prefix_100', 'lookup_suffix_20')
 """
@@ -28,7 +32,7 @@ import os
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from copy_tasks.models import REFERENCE_MODELS
@@ -40,8 +44,9 @@ OFFLINE_FAMILIES = tuple(family for family in FAMILIES.values() if not family.ne
 @dataclass(frozen=True)
 class Preset:
     """What the pretrained models run (per variant, the lengths of each family; a family left
-    out is not run in that variant), how many docs each variant gets, and how many docs the
-    reference models get."""
+    out is not run in that variant), how many docs each variant gets, how many docs the
+    reference models get, and which models also run under their chat template, on which
+    lengths (both variants)."""
 
     models: tuple[str, ...]
     generation: dict[str, tuple[int, ...]]
@@ -49,6 +54,8 @@ class Preset:
     generation_docs: int
     teacher_forced_docs: int
     reference_docs: int | None  # None: each family's default
+    chat_models: tuple[str, ...] = ()
+    chat: dict[str, tuple[int, ...]] = field(default_factory=dict)
 
 
 def up_to(family: str, longest: int) -> tuple[int, ...]:
@@ -88,6 +95,8 @@ PRESETS = {
         generation_docs=25,
         teacher_forced_docs=25,
         reference_docs=None,
+        chat_models=("smollm2-135m",),
+        chat={"phonebook_copy": up_to("phonebook_copy", 200), "random_copy": up_to("random_copy", 200)},
     ),
 }
 
@@ -99,7 +108,8 @@ MODEL_BATCH_SIZE = 8
 
 @dataclass(frozen=True)
 class SuiteRun:
-    """One lm-eval run: a model, its backend and model args, the tasks and the doc count."""
+    """One lm-eval run: a model, its backend and model args, the tasks and the doc count;
+    `chat`: under the model's chat template. `label` names the run's results folder."""
 
     label: str
     backend: str
@@ -107,6 +117,8 @@ class SuiteRun:
     tasks: tuple[str, ...]
     docs: int | None
     batch_size: int = 1
+    chat: bool = False
+    model: str = ""  # the prepared model it runs, if any
 
 
 def _tasks(lengths: dict[str, tuple[int, ...]], teacher_forced: bool) -> tuple[str, ...]:
@@ -115,22 +127,35 @@ def _tasks(lengths: dict[str, tuple[int, ...]], teacher_forced: bool) -> tuple[s
                  for family in OFFLINE_FAMILIES for length in lengths.get(family.name, ()))
 
 
-def plan(preset_name: str, models: tuple[str, ...] | None = None) -> list[SuiteRun]:
-    """The runs of a preset, in order: one per reference model (every task), two per pretrained
-    model (generation, then teacher-forced, each with its doc count; doc i is the same doc in
-    both, so their verdicts can be compared)."""
+CHAT_SUFFIX = "-chat"
+
+
+def plan(preset_name: str, labels: tuple[str, ...] | None = None) -> list[SuiteRun]:
+    """The runs of a preset, in order (those with the given labels, if any): one per reference
+    model (every task), two per pretrained model (generation, then teacher-forced, each with
+    its doc count; doc i is the same doc in both, so their verdicts can be compared), and two
+    more under the chat template for each chat model (label `<model>-chat`)."""
     preset = PRESETS[preset_name]
     runs = []
-    for model in models or preset.models:
+    for model in preset.models:
         if model in REFERENCE_MODELS:
             tasks = _tasks(EVERY_LENGTH, False) + _tasks(EVERY_LENGTH, True)
             runs.append(SuiteRun(model, model, "", tasks, preset.reference_docs))
             continue
-        for lengths, teacher_forced, docs in ((preset.generation, False, preset.generation_docs),
-                                              (preset.teacher_forced, True, preset.teacher_forced_docs)):
-            runs.append(SuiteRun(model, "hf_fast", f"pretrained={model}", _tasks(lengths, teacher_forced), docs,
-                                 MODEL_BATCH_SIZE))
-    return runs
+        settings = [(model, preset.generation, preset.teacher_forced, False)]
+        if model in preset.chat_models:
+            settings.append((model + CHAT_SUFFIX, preset.chat, preset.chat, True))
+        for label, generation, teacher_forced, chat in settings:
+            for lengths, forced, docs in ((generation, False, preset.generation_docs),
+                                          (teacher_forced, True, preset.teacher_forced_docs)):
+                runs.append(SuiteRun(label, "hf_fast", f"pretrained={model}", _tasks(lengths, forced), docs,
+                                     MODEL_BATCH_SIZE, chat=chat, model=model))
+    return [run for run in runs if labels is None or run.label in labels]
+
+
+def run_labels(preset_name: str) -> list[str]:
+    """The labels of a preset's runs, each once, in order."""
+    return list(dict.fromkeys(run.label for run in plan(preset_name)))
 
 
 def _link_model(name: str, models_dir: Path) -> None:
@@ -152,6 +177,8 @@ def _lm_eval_command(run: SuiteRun, results_dir: Path) -> list[str]:
         command += ["--model_args", run.model_args, "--device", "cpu", "--log_samples"]
     if run.docs is not None:
         command += ["--metadata", json.dumps({"copy_tasks_docs": run.docs})]
+    if run.chat:
+        command.append("--apply_chat_template")
     return command
 
 
@@ -181,13 +208,13 @@ def redact_config_paths(folder: Path, include: Path | None = None) -> None:
             path.write_text(text, encoding="utf-8")
 
 
-def run_suite(preset_name: str, out: Path, models: tuple[str, ...] | None = None) -> None:
+def run_suite(preset_name: str, out: Path, labels: tuple[str, ...] | None = None) -> None:
     """Run every model of the preset into `out/results/<model>/`, then build the leaderboard in
     `out`."""
     from copy_tasks.models.real_models import MODELS, cache_root
 
     out = out.resolve()
-    runs = plan(preset_name, models)
+    runs = plan(preset_name, labels)
     models_dir = cache_root() / "by_name"
     results_dir = out / "results"
     results_dir.mkdir(parents=True, exist_ok=True)
@@ -195,11 +222,11 @@ def run_suite(preset_name: str, out: Path, models: tuple[str, ...] | None = None
         started = time.monotonic()
         print(f"[{step}/{len(runs)}] {run.label}: {len(run.tasks)} tasks, "
               f"{run.docs or 'default'} docs per task", file=sys.stderr, flush=True)
-        if run.label in MODELS:
-            _link_model(run.label, models_dir)
+        if run.model in MODELS:
+            _link_model(run.model, models_dir)
         environment = {**os.environ, "TOKENIZERS_PARALLELISM": "false"}
         subprocess.run(_lm_eval_command(run, results_dir),
-                       cwd=models_dir if run.label in MODELS else results_dir, env=environment, check=True)
+                       cwd=models_dir if run.model in MODELS else results_dir, env=environment, check=True)
         redact_config_paths(results_dir / run.label)
         print(f"[{step}/{len(runs)}] {run.label}: done in {time.monotonic() - started:.0f} s",
               file=sys.stderr, flush=True)
@@ -210,24 +237,24 @@ def run_suite(preset_name: str, out: Path, models: tuple[str, ...] | None = None
 
 
 def main(argv: list[str] | None = None) -> None:
-    from copy_tasks.models.real_models import MODELS, ModelError
+    from copy_tasks.models.real_models import ModelError
 
     parser = argparse.ArgumentParser(prog="copy-tasks suite", description=__doc__.split("\n\n")[0])
     parser.add_argument("--preset", choices=sorted(PRESETS), default="quick")
     parser.add_argument("--models", default=None,
-                        help="comma-separated subset of the preset's models; known: "
-                        + ", ".join([*MODELS, *REFERENCE_MODELS]))
+                        help="comma-separated subset of the preset's runs, by label (a model, or "
+                        "<model>-chat for its chat-template runs)")
     parser.add_argument("--out", type=Path, required=True, help="the leaderboard folder to write")
     args = parser.parse_args(argv)
-    models = None
+    labels = None
     if args.models:
-        models = tuple(name.strip() for name in args.models.split(",") if name.strip())
-        unknown = [name for name in models if name not in MODELS and name not in REFERENCE_MODELS]
+        labels = tuple(name.strip() for name in args.models.split(",") if name.strip())
+        unknown = [name for name in labels if name not in run_labels(args.preset)]
         if unknown:
-            parser.error(f"--models: unknown {', '.join(unknown)}; "
-                         f"allowed: {', '.join([*MODELS, *REFERENCE_MODELS])}")
+            parser.error(f"--models: unknown {', '.join(unknown)}; the preset {args.preset} runs "
+                         f"{', '.join(run_labels(args.preset))}")
     try:
-        run_suite(args.preset, args.out, models)
+        run_suite(args.preset, args.out, labels)
     except ModelError as error:
         print(f"copy-tasks suite: error: {error}", file=sys.stderr)
         raise SystemExit(1) from None

@@ -61,7 +61,7 @@ def test_architecture_and_flags_come_from_the_run(tmp_path):
     build_leaderboard([tmp_path / "in"], tmp_path / "out")
     (row,) = read_rows(tmp_path / "out")
     assert row["architecture"] == "ssm"
-    assert row["flags"] == 'limit=3;gen_kwargs={"temperature": 0.7};chat_template'
+    assert row["flags"] == 'limit=3;gen_kwargs={"temperature": 0.7};not_greedy;chat_template'
 
 
 def test_a_users_max_gen_toks_is_shown_as_the_budgets_really_sent(tmp_path):

@@ -4,12 +4,13 @@ the README's main job adds Gemma 3 270M, which needs its PyPI download)."""
 from __future__ import annotations
 
 import csv
+from pathlib import Path
 
 import pytest
 from conftest import run_command
 
 from copy_tasks.probes.families import parse_task_name
-from copy_tasks.suite import OFFLINE_FAMILIES, plan
+from copy_tasks.suite import OFFLINE_FAMILIES, _lm_eval_command, plan
 
 
 def test_quick_plan_runs_every_offline_family_on_each_model():
@@ -33,6 +34,17 @@ def test_published_plan_has_25_docs_per_length_in_both_variants():
         f"phonebook_copy_{n}" for n in (10, 20, 30, 50, 70, 100, 150, 200)]
 
 
+def test_published_plan_runs_smollm2_also_under_its_chat_template_on_the_same_docs():
+    base_generation, base_forced = plan("published", ("smollm2-135m",))
+    chat_generation, chat_forced = plan("published", ("smollm2-135m-chat",))
+    assert not base_generation.chat and chat_generation.chat and chat_forced.chat
+    assert (chat_generation.model_args, chat_generation.docs) == (base_generation.model_args, 25)
+    assert set(chat_generation.tasks) <= set(base_generation.tasks)
+    assert {parse_task_name(task)[0] for task in chat_forced.tasks} == {"phonebook_copy", "random_copy"}
+    assert _lm_eval_command(chat_forced, Path("out"))[-1] == "--apply_chat_template"
+    assert "--apply_chat_template" not in _lm_eval_command(base_forced, Path("out"))
+
+
 @pytest.mark.slow
 def test_suite_of_the_reference_models_writes_the_leaderboard(tmp_path):
     result = run_command(
@@ -47,7 +59,7 @@ def test_suite_of_the_reference_models_writes_the_leaderboard(tmp_path):
     assert len(copier) == 76 and {row["value"] for row in copier} == {"1.0"}
     assert {row["n"] for row in rows} == {"20"}
     assert (tmp_path / "out" / "plots" / "lookup_suffix.png").is_file()
-    assert "| ngram_copier | reference model |" in (tmp_path / "out" / "summary.md").read_text()
+    assert "| ngram_copier | reference model | - |" in (tmp_path / "out" / "summary.md").read_text()
     for results in (tmp_path / "out" / "results").rglob("results_*.json"):
         assert '"config_source": "copy_tasks/task_configs/' in results.read_text()
 
@@ -55,5 +67,6 @@ def test_suite_of_the_reference_models_writes_the_leaderboard(tmp_path):
 def test_unknown_models_are_refused_before_anything_runs(tmp_path):
     result = run_command(["copy-tasks", "suite", "--models", "gpt-5", "--out", str(tmp_path / "out")], cwd=tmp_path)
     assert result.returncode == 2
-    assert "--models: unknown gpt-5; allowed: gemma-3-270m, smollm2-135m, ngram_copier, bounded_state" in result.stderr
+    assert ("--models: unknown gpt-5; the preset quick runs gemma-3-270m, ngram_copier, bounded_state"
+            in result.stderr)
     assert not (tmp_path / "out").exists()

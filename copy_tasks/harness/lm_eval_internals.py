@@ -14,16 +14,34 @@ with the signature we use, so an lm-eval upgrade that moves one fails in one nam
   and `HFLM._batch_scheduler`, with `lm_eval.models.utils.Collator`: `hf_fast` replaces the
   first and batches as `hf` does.
 - `lm_eval.api.model.CachingLM.lm` (`--use_cache` wraps the model) and vLLM's `_config`.
+- `lm_eval.loggers.evaluation_tracker.GeneralConfigTracker.log_experiment_args(self,
+  model_source, model_args, ...)`, which names the run (`model_name`, `model_name_sanitized`:
+  the results folder) from `pretrained=` or a random name; we name runs of our analytic models.
+- the local `lm` of `lm_eval.evaluator.evaluate`, read from the call stack when our tasks
+  build their requests in a run the start-up hook did not patch (`model_of_running_evaluate`).
 
-This module is imported at interpreter start (by the start-up hook): it imports nothing.
+This module is imported at interpreter start (by the start-up hook): it imports nothing but `sys`.
 """
 
 from __future__ import annotations
 
+import sys
+
 INDEX_MODULE = "lm_eval.tasks._index"
 CONFIG_MODULE = "lm_eval.config.evaluate_config"
 EVALUATOR_MODULE = "lm_eval.evaluator"
-PATCHED_MODULES = (INDEX_MODULE, CONFIG_MODULE, EVALUATOR_MODULE)
+TRACKER_MODULE = "lm_eval.loggers.evaluation_tracker"
+PATCHED_MODULES = (INDEX_MODULE, CONFIG_MODULE, EVALUATOR_MODULE, TRACKER_MODULE)
+
+
+def model_of_running_evaluate():
+    """The model object of the `lm_eval.evaluator.evaluate` call on the call stack, or None."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_code.co_name == "evaluate" and frame.f_globals.get("__name__") == EVALUATOR_MODULE:
+            return frame.f_locals.get("lm")
+        frame = frame.f_back
+    return None
 
 
 def task_index_class(index_module):
@@ -32,6 +50,20 @@ def task_index_class(index_module):
 
 def evaluator_config_class(config_module):
     return config_module.EvaluatorConfig
+
+
+def config_tracker_class(tracker_module):
+    return tracker_module.GeneralConfigTracker
+
+
+def model_class(name: str):
+    """The class lm-eval's model registry holds under `name`, or None."""
+    from lm_eval.api.registry import get_model
+
+    try:
+        return get_model(name)
+    except Exception:  # unknown names, or a registry that moved: then the run is not ours to name
+        return None
 
 
 def unwrap_model(lm):

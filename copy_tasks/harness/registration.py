@@ -14,7 +14,11 @@ patches them (the names are in `lm_eval_internals`):
 - `evaluator.evaluate`: our tasks see the model object before lm-eval builds their requests,
   so that they count what that backend cuts (`copy_tasks.harness.task`), from the CLI and from
   Python alike; what it returns gets every metric key of our tasks, and groups with cut docs
-  report NaN (`copy_tasks.harness.complete_results`).
+  report NaN (`copy_tasks.harness.complete_results`). In a command-line run, an error of ours
+  raised while it runs (a request cache built from other docs) is one line and exit status 2;
+- `GeneralConfigTracker.log_experiment_args`: a run of our reference or scripted models (no
+  `pretrained=`) is named after the model and its args, not a random name, so its results go
+  to `<output_path>/<that name>/`.
 A patch that fails (an lm-eval that renamed what we wrap) leaves that module untouched and
 logs one warning saying so.
 """
@@ -82,12 +86,16 @@ def patch_task_index(index_module: Any) -> None:
                as_static=True)
 
 
+COMMAND_LINE = {"run": False}  # set when a command-line run builds its tasks (`patch_option_checks`)
+
+
 def patch_option_checks(config_module: Any) -> None:
     """Wrap `EvaluatorConfig.process_tasks` so that a run checks our options first (idempotent)."""
     from copy_tasks.harness.cli_checks import check_or_exit
 
     def make(process_tasks):
         def checked(self, metadata=None, *args, **kwargs):
+            COMMAND_LINE["run"] = True
             check_or_exit(metadata or self.metadata or {}, self.tasks)
             return process_tasks(self, metadata, *args, **kwargs)
 
@@ -116,6 +124,7 @@ def patch_evaluator(evaluator_module: Any) -> None:
     """Wrap `evaluator.evaluate` so that our tasks see the model first and their results are
     complete (idempotent)."""
     from copy_tasks.harness.complete_results import complete_results
+    from copy_tasks.probes.options import UserError
 
     signature = inspect.signature(evaluator_module.evaluate)
 
@@ -123,15 +132,45 @@ def patch_evaluator(evaluator_module: Any) -> None:
         def evaluate_with_our_tasks_bound(*args, **kwargs):
             arguments = signature.bind_partial(*args, **kwargs).arguments
             ours = bind_model_to_tasks(arguments.get("lm"), arguments.get("task_dict"))
-            return complete_results(evaluate(*args, **kwargs), ours)
+            try:
+                return complete_results(evaluate(*args, **kwargs), ours)
+            except UserError as error:
+                if not COMMAND_LINE["run"]:
+                    raise
+                print(f"copy-tasks: error: {error}", file=sys.stderr)
+                raise SystemExit(2) from None
 
         return evaluate_with_our_tasks_bound
 
     _wrap_once(evaluator_module, "evaluate", make)
 
 
+def patch_run_naming(tracker_module: Any) -> None:
+    """Wrap `GeneralConfigTracker.log_experiment_args` so that a run of our analytic models is
+    named after the model and its args (idempotent)."""
+    from copy_tasks.harness.model_info import ANALYTIC_MARKER, analytic_model_name
+
+    tracker = internals.config_tracker_class(tracker_module)
+    signature = inspect.signature(tracker.log_experiment_args)
+    sanitize = tracker_module.sanitize_model_name
+
+    def make(log_experiment_args):
+        def named(*args, **kwargs):
+            log_experiment_args(*args, **kwargs)
+            arguments = signature.bind_partial(*args, **kwargs).arguments
+            source = arguments.get("model_source")
+            if isinstance(source, str) and getattr(internals.model_class(source), ANALYTIC_MARKER, False):
+                self = arguments["self"]
+                self.model_name = analytic_model_name(source, arguments.get("model_args"))
+                self.model_name_sanitized = sanitize(self.model_name)
+
+        return named
+
+    _wrap_once(tracker, "log_experiment_args", make)
+
+
 PATCHES = {internals.INDEX_MODULE: patch_task_index, internals.CONFIG_MODULE: patch_option_checks,
-           internals.EVALUATOR_MODULE: patch_evaluator}
+           internals.EVALUATOR_MODULE: patch_evaluator, internals.TRACKER_MODULE: patch_run_naming}
 
 
 def patch(module: Any) -> None:

@@ -13,8 +13,14 @@
   that fit (NaN when none does: `copy_tasks.harness.complete_results`); when that cannot be
   known, `overflow` is NaN and one warning says why. A doc fits when the room its prompt leaves
   holds its answer in the model's tokens plus a 2-token margin.
-- Request cache. lm-eval's `--cache_requests` is keyed on our docs' fingerprint and the
-  context as well, so a request built from other docs is never paired with these.
+- Chat. Under `--apply_chat_template` each doc is put as its family's chat form
+  (`copy_tasks.probes.chat`): the instruction and the start of the prompt in the user's turn,
+  its end (at least its last line, the answer's given start) as the assistant's prefill
+  (lm-eval's `gen_prefix`), so the model continues from it; without a template the prompt is
+  the doc's own.
+- Request cache. lm-eval's `--cache_requests` is keyed on our docs' fingerprint, the prompt
+  form and the context as well, and requests read from it are checked against this run's docs,
+  so a request built from other docs is never paired with these.
 - Records. A fingerprint of the docs, the overflow count over the docs that ran (or
   `unknown`), the context and where it came from, the budgets, the model's `model_type` and
   PyPI source go into the task's metadata, which lm-eval writes to the results file under
@@ -31,8 +37,11 @@ from lm_eval.api.task import ConfigurableTask
 
 from copy_tasks import __version__
 from copy_tasks.harness.backend_limits import BackendLimits, backend_limits, log, warn_once
+from copy_tasks.harness.decoding import non_greedy
+from copy_tasks.harness.lm_eval_internals import model_of_running_evaluate
 from copy_tasks.harness.model_info import model_type_of, prepared_source
 from copy_tasks.probes.families import family_named
+from copy_tasks.probes.options import UserError
 
 NOT_BOUND = BackendLimits(None, None, "", unknown=(
     "copy-tasks did not see the model object that runs its tasks (lm-eval's evaluate was not "
@@ -50,6 +59,8 @@ def docs_fingerprint(docs) -> str:
 
 class CopyTask(ConfigurableTask):
     """Named by `class: !function copy_tasks.harness.task.CopyTask` in our task templates."""
+
+    chat = False  # whether lm-eval applies a chat template (set when it builds the requests)
 
     def __init__(self, config: dict | None = None, **kwargs) -> None:
         config = {key: value for key, value in (config or {}).items() if key != "class"}
@@ -77,6 +88,18 @@ class CopyTask(ConfigurableTask):
         """The user's `--gen_kwargs max_gen_toks`, or 0 (our templates set none)."""
         return int((self.config.generation_kwargs or {}).get("max_gen_toks") or 0)
 
+    def doc_to_text(self, doc, doc_to_text=None):
+        """The prompt: the doc's own, or under a chat template the user's turn of its chat form."""
+        if self.chat and doc_to_text is None:
+            return family_named(doc["family"]).chat_form(doc).user
+        return super().doc_to_text(doc, doc_to_text)
+
+    def doc_to_prefix(self, doc):
+        """The assistant's prefill under a chat template (the end of the prompt); none without."""
+        if self.chat:
+            return family_named(doc["family"]).chat_form(doc).prefill
+        return super().doc_to_prefix(doc)
+
     def construct_requests(self, doc: dict, ctx: str, **kwargs):
         request = super().construct_requests(doc, ctx, **kwargs)
         self.fit_request(request)
@@ -98,21 +121,51 @@ class CopyTask(ConfigurableTask):
         """What our requests depend on beyond what lm-eval keys its request cache on: the docs
         (seed, count, options) and the context that fits their budgets."""
         key = [self.config.metadata["copy_tasks_docs_sha256"], self.limits.context, self.limits.source,
-               self.user_max_gen_toks()]
+               self.user_max_gen_toks(), self.chat, self.VERSION, __version__]
         return hashlib.sha256(json.dumps(key).encode()).hexdigest()[:16]
 
     def build_all_requests(self, *args, **kwargs) -> None:
         """lm-eval's, with its request cache (`--cache_requests`) keyed on our docs too: lm-eval
         keys it on the task's name and settings only, so a run with another seed would pair
         the old prompts' answers with the new docs. Requests read from the cache are fitted to
-        this run's model as built ones are."""
+        this run's model as built ones are, after a check that each is this run's doc."""
+        self.chat = bool(kwargs.get("apply_chat_template"))
+        if self.limits is NOT_BOUND and (lm := model_of_running_evaluate()) is not None:
+            self.bind_model(lm)  # the start-up hook is off: our evaluate patch did not run
+        self.record_run_settings(kwargs.get("limit"), kwargs.get("samples"))
         if kwargs.get("cache_requests"):
             kwargs["tokenizer_name"] = f"{kwargs.get('tokenizer_name') or ''}-copy_tasks-{self.request_cache_tag()}"
         super().build_all_requests(*args, **kwargs)
         if not self.overflow:  # lm-eval took the requests from its cache: construct_requests did not run
+            self.check_cached_requests()
             for request in self._instances:
                 self.fit_request(request)
         self.record_overflow()
+
+    def record_run_settings(self, limit, samples) -> None:
+        """Record what lm-eval was asked that changes what this task's numbers mean (the docs
+        scored, the prompt form, the decoding), and warn when decoding is not greedy."""
+        self.config.metadata.update(
+            copy_tasks_prompt_format="chat" if self.chat else "plain",
+            copy_tasks_limit=limit,
+            copy_tasks_samples=list(samples) if samples is not None else None,
+        )
+        if self.OUTPUT_TYPE == "generate_until" and (changed := non_greedy(self.config.generation_kwargs or {})):
+            warn_once(f"--gen_kwargs {json.dumps(changed, sort_keys=True)} replaces the greedy decoding our tasks "
+                      "are defined with (the paper's protocol): scores are not comparable with greedy runs, and "
+                      "the leaderboard flags them not_greedy.")
+
+    def check_cached_requests(self) -> None:
+        """Refuse requests from lm-eval's request cache that were not built from this run's docs."""
+        docs = self.test_docs()
+        for request in self._instances:
+            index = request.doc_id
+            if not (0 <= index < len(docs)) or request.doc != docs[index]:
+                raise UserError(
+                    f"{self.config.task}: lm-eval's request cache (--cache_requests) holds a request "
+                    f"for doc {index} that was built from another doc; rerun with --cache_requests refresh (or "
+                    "delete lm-eval's cache folder, LM_HARNESS_CACHE_PATH) so that no answer is scored against "
+                    "another doc.")
 
     def record_overflow(self) -> None:
         """Write the overflow count and budgets of the requests built, and warn about them."""

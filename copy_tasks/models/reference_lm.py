@@ -34,6 +34,7 @@ class ReferenceLM(LM):
     generate and how to score a continuation; this class answers lm-eval's requests."""
 
     copy_tasks_reads_any_length = True  # no context limit: nothing overflows (backend_limits)
+    copy_tasks_analytic = True  # no `pretrained=`: runs are named after the model and its args (model_info)
 
     def generate(self, prompt: str, until: list[str], budget: int) -> str:
         raise NotImplementedError

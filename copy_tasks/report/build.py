@@ -5,8 +5,9 @@
 writes `DIR/leaderboard.csv` (merged with the one already there), `DIR/plots/*.png` and
 `DIR/summary.md` (ending with any Markdown files in `DIR/sections/`, in name order: sections
 other commands add, such as `copy-tasks train`'s experiments). Files that cannot be used are
-named on stderr with the reason and skipped (exit status 1); the rows already in the CSV are
-never lost. Every file is written atomically,
+named on stderr with the reason and skipped (exit status 1), and so is an input that holds no
+results file; when no input holds one, nothing is written (exit status 1). The rows already in
+the CSV are never lost. Every file is written atomically,
 and the merge holds a lock on `DIR` from reading the CSV to writing the summary, so two
 builds into one folder at once both keep their rows and the summary matches the CSV.
 """
@@ -66,6 +67,10 @@ def locked(out: Path):
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
+class NoResults(Exception):
+    """No input holds an lm-eval results file: nothing to build, nothing written."""
+
+
 @dataclass
 class Report:
     """What a build did: problems with input files, and notes on merging."""
@@ -82,8 +87,10 @@ def build_leaderboard(inputs: list[Path], out: Path, replace: bool = False) -> R
     """Read the results under `inputs`, merge their rows into `out/leaderboard.csv`, and write
     the plots and `summary.md` from the merged rows."""
     report = Report()
-    prepare_out(out)
     files, report.problems = find_result_files(inputs)
+    if not files:
+        raise NoResults("; ".join(map(str, report.problems)) + "; nothing was written")
+    prepare_out(out)
     new_rows = []
     for path in files:
         rows, problems = rows_from_file(path)
@@ -116,6 +123,9 @@ def main(argv: list[str] | None = None) -> None:
     except LeaderboardFileError as error:
         print(f"copy-tasks leaderboard: error: {error}", file=sys.stderr)
         raise SystemExit(2) from None
+    except NoResults as error:
+        print(f"copy-tasks leaderboard: error: {error}", file=sys.stderr)
+        raise SystemExit(1) from None
     for problem in report.problems:
         print(f"copy-tasks leaderboard: {problem}", file=sys.stderr)
     for note in report.notes:

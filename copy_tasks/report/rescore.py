@@ -26,6 +26,7 @@ from pathlib import Path
 
 from copy_tasks.probes.families import FAMILIES, parse_task_name
 from copy_tasks.probes.family import GENERATION
+from copy_tasks.report.results import run_stamp
 
 NAN = float("nan")
 
@@ -73,7 +74,7 @@ def rescore_task(results: dict, task: str, samples: list[dict]) -> None:
 def rescore_run(results_path: Path, out: Path) -> list[str]:
     """Re-score one results file and its samples into `out`; return the tasks re-scored."""
     results = json.loads(results_path.read_text(encoding="utf-8"))
-    stamp = results_path.stem.removeprefix("results_")
+    stamp = run_stamp(results_path)
     written: dict[Path, str] = {}
     rescored = []
     for sample_path in sorted(results_path.parent.glob(f"samples_*_{stamp}.jsonl")):

@@ -1,6 +1,7 @@
 """Read lm-eval result files into leaderboard rows.
 
-A results file (`results_<date>.json`, written by `lm_eval --output_path`) holds, per task, the
+A results file (`results_<date>.json`, written by `lm_eval --output_path DIR` under
+`DIR/<model>/`; `<name>_<date>.json` beside it for `--output_path DIR/<name>.json`) holds, per task, the
 metric values and stderrs (`"exact_match,none": 0.9`, `"exact_match_stderr,none": 0.1`), the
 task configs (whose `metadata` carries what our tasks recorded: seed, doc fingerprint, overflow
 count, model type), and the run's model and settings. Each copy-tasks task in it gives one row
@@ -10,6 +11,7 @@ never stop the others from being read.
 
 from __future__ import annotations
 
+import glob
 import json
 import math
 import re
@@ -18,6 +20,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from copy_tasks.harness.decoding import non_greedy
 from copy_tasks.models import REFERENCE_MODELS
 from copy_tasks.probes.families import FAMILIES, parse_task_name
 
@@ -59,14 +62,48 @@ def architecture(backend: str, model_type: str | None) -> str:
     return "transformer" if model_type else "unknown"
 
 
+# lm-eval names a results file `<prefix>_<date id>.json`, the date id being
+# `datetime.now().isoformat()` with `-` for `:`; the prefix is `results` unless `--output_path`
+# named a file. The samples beside it are `samples_<task>_<date id>.jsonl`.
+RESULTS_NAME = re.compile(r"^(?P<prefix>.+)_(?P<stamp>\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d+)?)\.json$")
+
+
+def run_stamp(path: Path) -> str:
+    """The date id lm-eval put in a results file's name (the name's stem if it has none).
+
+    >>> run_stamp(Path("myres_2026-12-01T10-00-00.123456.json")), run_stamp(Path("results_x.json"))
+    ('2026-12-01T10-00-00.123456', 'x')
+    """
+    match = RESULTS_NAME.match(path.name)
+    return match["stamp"] if match else path.stem.removeprefix("results_")
+
+
+def _results_in(folder: Path) -> set[Path]:
+    """The results files lm-eval wrote under a folder: `results_*.json`, and any
+    `<name>_<date id>.json` (from an `--output_path` that named a file)."""
+    return {path for path in folder.rglob("*.json")
+            if path.name.startswith("results_") or RESULTS_NAME.match(path.name)}
+
+
 def find_result_files(inputs: list[Path]) -> tuple[list[Path], list[Problem]]:
-    """Every `results_*.json` under the given folders, and the given files, in sorted order."""
+    """Every results file under the given folders, the given files, and the files lm-eval
+    wrote for a given `--output_path` that named a file (`DIR/name.json` -> `DIR/name_<date>.json`),
+    in sorted order. An input that holds none is a problem, named."""
     found, problems = set(), []
     for item in inputs:
         if item.is_dir():
-            found.update(item.rglob("results_*.json"))
+            in_folder = _results_in(item)
+            if not in_folder:
+                problems.append(Problem(str(item), "holds no lm-eval results file (results_*.json, or "
+                                                   "<name>_<date>.json for an --output_path ending in .json)",
+                                        skipped=True))
+            found.update(in_folder)
         elif item.is_file():
             found.add(item)
+        elif item.suffix == ".json" and (written := sorted(
+                path for path in item.parent.glob(f"{glob.escape(item.stem)}_*.json")
+                if (match := RESULTS_NAME.match(path.name)) and match["prefix"] == item.stem)):
+            found.update(written)
         else:
             problems.append(Problem(str(item), "no such file or folder", skipped=True))
     return sorted(found), problems
@@ -132,14 +169,13 @@ def _run_date(data: dict, path: Path) -> str:
             return datetime.fromtimestamp(date, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
         except (ValueError, OverflowError, OSError):
             pass
-    return path.stem.removeprefix("results_")
+    return run_stamp(path)
 
 
 def _samples(path: Path, task: str) -> tuple[list[dict] | None, Problem | None]:
     """The logged samples of a task beside its results file (None when there are none or they
     cannot be read, with the problem)."""
-    stamp = path.stem.removeprefix("results_")
-    samples = path.with_name(f"samples_{task}_{stamp}.jsonl")
+    samples = path.with_name(f"samples_{task}_{run_stamp(path)}.jsonl")
     if not samples.is_file():
         return None, None
     try:
@@ -174,31 +210,65 @@ def _gen_kwargs(value: Any) -> dict:
     return {}
 
 
+FLAG_LENGTH = 120  # a flag's text is cut to this many characters (a results file can hold anything)
+
+
+def _capped(flag: str) -> str:
+    """A flag cut to `FLAG_LENGTH` characters, saying how long it was.
+
+    >>> _capped("limit=" + "9" * 200)[-20:]
+    '... (206 characters)'
+    """
+    return flag if len(flag) <= FLAG_LENGTH else f"{flag[:FLAG_LENGTH - 24]}... ({len(flag)} characters)"
+
+
+def _listed(values: list) -> str:
+    """A list of doc indices for a flag: `3|7`, at most 10 shown.
+
+    >>> _listed([3, 7]), _listed(list(range(12)))
+    ('3|7', '0|1|2|3|4|5|6|7|8|9|... (12 docs)')
+    """
+    shown = "|".join(str(value) for value in values[:10])
+    return shown + (f"|... ({len(values)} docs)" if len(values) > 10 else "")
+
+
 def _flags(data: dict, n_shot: Any, metadata: dict, family_name: str) -> str:
-    """What made a run differ from the tasks' defaults, options of the family included (a
-    lookup in the authors' format is other docs than the default). A user's `max_gen_toks` is
-    shown as the budgets our task really sent (it only raises budgets), when the task
-    recorded them."""
+    """What made a run differ from the tasks' defaults, in the order of `RUN_FLAGS` then the
+    task's own: the docs scored (`limit`, `samples`), the decoding (`gen_kwargs`, and
+    `not_greedy` when they replace greedy decoding), the prompt (`chat_template`,
+    `system_instruction`, `num_fewshot`), and options of the family (a lookup in the authors'
+    format is other docs than the default). A user's `max_gen_toks` is shown as the budgets
+    our task really sent (it only raises budgets), when the task recorded them."""
     config = _mapping(data.get("config"), "config")
     flags = []
-    if config.get("limit") is not None:
-        flags.append(f"limit={config['limit']}")
+    limit = metadata.get("copy_tasks_limit", config.get("limit"))
+    if limit is not None:
+        flags.append(f"limit={limit}")
+    if isinstance(metadata.get("copy_tasks_samples"), list):
+        flags.append("samples=" + _listed(metadata["copy_tasks_samples"]))
     gen_kwargs = dict(_gen_kwargs(config.get("gen_kwargs")))
     sent = metadata.get("copy_tasks_generation_budgets")
+    budgets = None
     if "max_gen_toks" in gen_kwargs and isinstance(sent, list) and sent:
         del gen_kwargs["max_gen_toks"]
-        flags.append("max_gen_toks_sent=" + "|".join(str(budget) for budget in sent))
+        budgets = "max_gen_toks_sent=" + "|".join(str(budget) for budget in sent)
     if gen_kwargs:
         flags.append("gen_kwargs=" + json.dumps(gen_kwargs, sort_keys=True))
-    if data.get("chat_template") or data.get("chat_template_sha"):
+    if non_greedy(gen_kwargs):
+        flags.append("not_greedy")
+    if data.get("chat_template") or data.get("chat_template_sha") or metadata.get("copy_tasks_prompt_format") == "chat":
         flags.append("chat_template")
+    if data.get("system_instruction") or data.get("system_instruction_sha"):
+        flags.append(f"system_instruction={str(data.get('system_instruction_sha') or '')[:12]}".rstrip("="))
     if n_shot not in (None, 0, "0"):
         flags.append(f"num_fewshot={n_shot}")
+    if budgets:
+        flags.append(budgets)
     for option in FAMILIES[family_name].options:
         value = metadata.get(option.key, option.default)
         if value != option.default and isinstance(value, (str, int)):
             flags.append(f"{option.key}={value}")
-    return ";".join(flags)
+    return ";".join(_capped(flag) for flag in flags)
 
 
 def rows_from_file(path: Path) -> tuple[list[dict], list[Problem]]:

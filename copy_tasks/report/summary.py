@@ -1,7 +1,12 @@
 """One number per model and family, and `summary.md`.
 
-The summary reads the latest run of each (model, backend, task): every run stays in the CSV,
-the newest one (by its lm-eval date) is the one summarised and plotted.
+The summary reads the latest run of each (model, backend, setting, task): every run stays in
+the CSV, the newest one (by its lm-eval date) is the one summarised and plotted. A run's
+setting is the flags that change what all its numbers mean (`RUN_FLAGS`: a limit, chosen
+samples, other decoding, a chat template, a system instruction, few-shot): runs of one model in
+two settings are two rows of each table, two lines of each plot, with the setting in the
+table's `flags` column and in the plot's legend. A task's own flags (family options, budgets
+raised by `max_gen_toks`) follow the cell.
 
 A table per scoring rule: generation under the authors' rule (`authors_exact_match`, the
 number the paper reports), generation under ours (`exact_match`: the answer at the start,
@@ -32,6 +37,46 @@ from copy_tasks.probes.family import GENERATION, TEACHER_FORCED
 from copy_tasks.report.results import LARGEST_VALUE
 
 THRESHOLD = 0.5
+# The flags (leaderboard column `flags`, `name` or `name=value` joined by `;`) that change
+# what every number of a run means.
+RUN_FLAGS = ("limit", "samples", "gen_kwargs", "not_greedy", "chat_template", "system_instruction", "num_fewshot")
+
+
+# Run flags whose value is the task's own (the docs `--samples` chose for it): the setting names
+# the flag, the cell shows its value.
+PER_TASK_VALUES = ("samples",)
+
+
+def split_flags(flags: str) -> tuple[str, str]:
+    """(the run's setting, the task's own flags) of a row's flags.
+
+    >>> split_flags("limit=5;chat_template;copy_tasks_lookup_format=paper")
+    ('limit=5;chat_template', 'copy_tasks_lookup_format=paper')
+    >>> split_flags("samples=3|7;not_greedy")
+    ('samples;not_greedy', 'samples=3|7')
+    """
+    run, task = [], []
+    for flag in (flag for flag in flags.split(";") if flag):
+        name = flag.partition("=")[0]
+        if name in PER_TASK_VALUES:
+            run.append(name)
+            task.append(flag)
+        elif name in RUN_FLAGS:
+            run.append(flag)
+        else:
+            task.append(flag)
+    return ";".join(run), ";".join(task)
+
+
+def series(row: dict) -> str:
+    """The name of a row's line in the plots and row in the tables: the model, and its run's
+    setting in brackets when it has one.
+
+    >>> series({"model": "smollm2", "flags": "chat_template;max_gen_toks_sent=50"})
+    'smollm2 [chat_template]'
+    """
+    setting = split_flags(row["flags"])[0]
+    return f"{row['model']} [{setting}]" if setting else row["model"]
 # (variant, metric, title): one summary table each, in this order.
 TABLES = (
     (GENERATION, "authors_exact_match",
@@ -42,11 +87,11 @@ TABLES = (
 
 
 def latest_runs(rows: list[dict]) -> tuple[list[dict], list[str]]:
-    """The rows of the newest run of each (model, backend, task), and a note per model that has
-    several runs of a task."""
+    """The rows of the newest run of each (model in its setting, backend, task), and a note per
+    model that has several runs of a task."""
     runs = defaultdict(set)
     for row in rows:
-        runs[(row["model"], row["backend"], row["task"])].add((row["date"], row["run"], row["source_file"]))
+        runs[(series(row), row["backend"], row["task"])].add((row["date"], row["run"], row["source_file"]))
     newest = {key: max(found) for key, found in runs.items()}
     notes = sorted({
         f"{model} ({backend}): {len(found)} runs of {task} (in {', '.join(sorted(f[2] for f in found))}); "
@@ -54,7 +99,7 @@ def latest_runs(rows: list[dict]) -> tuple[list[dict], list[str]]:
         for (model, backend, task), found in runs.items() if len(found) > 1
     })
     kept = [row for row in rows
-            if (row["date"], row["run"], row["source_file"]) == newest[(row["model"], row["backend"], row["task"])]]
+            if (row["date"], row["run"], row["source_file"]) == newest[(series(row), row["backend"], row["task"])]]
     return kept, notes
 
 
@@ -86,29 +131,29 @@ def cell_length(text: str) -> int | None:
 
 
 def overflowed(rows: list[dict], family: str, variant: str) -> dict[str, set[int]]:
-    """model -> the lengths of a family and variant at which some doc overflowed."""
+    """series -> the lengths of a family and variant at which some doc overflowed."""
     found = defaultdict(set)
     for row in rows:
         if (row["family"], row["variant"], row["metric"]) == (family, variant, "overflow"):
             value, length = cell_number(row["value"]), cell_length(row["length"])
             if value is not None and value > 0 and length is not None:
-                found[row["model"]].add(length)
+                found[series(row)].add(length)
     return found
 
 
 def curves(rows: list[dict], family: str, variant: str, metric: str) -> dict[str, list[tuple[int, float, float]]]:
-    """model -> [(length, value, stderr)] sorted by length; missing values and lengths that
-    overflowed left out, missing stderr as 0."""
+    """series (`series`: the model in its setting) -> [(length, value, stderr)] sorted by
+    length; missing values and lengths that overflowed left out, missing stderr as 0."""
     cut = overflowed(rows, family, variant)
     found = defaultdict(list)
     for row in rows:
         if (row["family"], row["variant"], row["metric"]) != (family, variant, metric):
             continue
         value, length = cell_number(row["value"]), cell_length(row["length"])
-        if value is None or length is None or length in cut[row["model"]]:
+        if value is None or length is None or length in cut[series(row)]:
             continue
         stderr = cell_number(row["stderr"])
-        found[row["model"]].append((length, value, stderr if stderr is not None and stderr >= 0 else 0.0))
+        found[series(row)].append((length, value, stderr if stderr is not None and stderr >= 0 else 0.0))
     return {model: sorted(points) for model, points in sorted(found.items())}
 
 
@@ -132,22 +177,32 @@ def area_under_curve(points: list[tuple[int, float]]) -> float:
     return area / (math.log(points[-1][0]) - math.log(points[0][0]))
 
 
-def _cell(points: list[tuple[int, float, float]], cut: set[int]) -> str:
-    """`effective / AUC (lengths)`, then the lengths that overflowed, if any.
+def _cell(points: list[tuple[int, float, float]], cut: set[int], task_flags: str = "") -> str:
+    """`effective / AUC (lengths)`, then the lengths that overflowed, then the tasks' own flags.
 
     >>> _cell([(10, 1.0, 0.0), (20, 0.4, 0.1)], {50, 100})
     '10 / 0.70 (10-20); overflow at 50, 100'
-    >>> _cell([], {10})
-    'overflow at 10'
+    >>> _cell([], {10}), _cell([(10, 1.0, 0.0)], set(), "copy_tasks_lookup_format=paper")
+    ('overflow at 10', '10 / 1.00 (10-10) [copy_tasks_lookup_format=paper]')
     """
     overflow = "overflow at " + ", ".join(map(str, sorted(cut))) if cut else ""
+    flags = f" [{task_flags}]" if task_flags else ""
     if not points:
-        return overflow
+        return overflow + flags
     pairs = [(length, value) for length, value, _ in points]
     effective = effective_length(pairs)
     shown = str(effective) if effective is not None else f"<{pairs[0][0]}"
     cell = f"{shown} / {area_under_curve(pairs):.2f} ({pairs[0][0]}-{pairs[-1][0]})"
-    return cell + ("; " + overflow if overflow else "")
+    return cell + ("; " + overflow if overflow else "") + flags
+
+
+def task_flags(rows: list[dict], family: str, variant: str) -> dict[str, str]:
+    """series -> the tasks' own flags of a family and variant, each distinct flag once."""
+    found = defaultdict(dict)
+    for row in rows:
+        if (row["family"], row["variant"]) == (family, variant):
+            found[series(row)].update(dict.fromkeys(flag for flag in split_flags(row["flags"])[1].split(";") if flag))
+    return {name: ";".join(flags) for name, flags in found.items()}
 
 
 def summary_table(rows: list[dict], variant: str, metric: str) -> str | None:
@@ -159,14 +214,17 @@ def summary_table(rows: list[dict], variant: str, metric: str) -> str | None:
         return None
     by_family = {name: curves(rows, name, variant, metric) for name in families}
     cut = {name: overflowed(rows, name, variant) for name in families}
-    models = sorted({model for name in families for model in (*by_family[name], *cut[name])})
-    architecture = {row["model"]: row["architecture"] for row in rows}
-    header = ["model", "architecture", *[f"{name} ({FAMILIES[name].unit})" for name in families]]
+    flags = {name: task_flags(rows, name, variant) for name in families}
+    entries = sorted({entry for name in families for entry in (*by_family[name], *cut[name])})
+    about = {series(row): (row["model"], row["architecture"], split_flags(row["flags"])[0]) for row in rows}
+    header = ["model", "architecture", "flags", *[f"{name} ({FAMILIES[name].unit})" for name in families]]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    for model in models:
-        cells = [_cell(by_family[name].get(model, []), cut[name].get(model, set()))
-                 if model in by_family[name] or model in cut[name] else "-" for name in families]
-        shown = [markdown_text(model), markdown_text(architecture.get(model, ""))]
+    for entry in entries:
+        cells = [_cell(by_family[name].get(entry, []), cut[name].get(entry, set()),
+                       markdown_text(flags[name].get(entry, "")))
+                 if entry in by_family[name] or entry in cut[name] else "-" for name in families]
+        model, architecture, setting = about.get(entry, (entry, "", ""))
+        shown = [markdown_text(model), markdown_text(architecture), markdown_text(setting) or "-"]
         lines.append("| " + " | ".join([*shown, *cells]) + " |")
     return "\n".join(lines)
 
@@ -178,7 +236,9 @@ def summary_markdown(rows: list[dict], plot_files: list[str], notes: list[str], 
         "# copy-tasks leaderboard",
         "",
         "Generated by `copy-tasks leaderboard` from the lm-eval results listed in "
-        "`leaderboard.csv` (column `source_file`); the latest run of each model and task is shown.",
+        "`leaderboard.csv` (column `source_file`); the latest run of each model and task is shown, "
+        "per setting: runs with flags that change what their numbers mean (column `flags`: a limit, chosen "
+        "samples, other decoding, a chat template, a system instruction, few-shot) are rows of their own.",
         "",
         f"Cells: effective length / AUC (lengths run). Effective length: the longest length up to "
         f"which exact match (under the table's rule) stays at or above {THRESHOLD:.0%}; `<L`: already "
