@@ -52,8 +52,8 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     logging.getLogger("lm_eval").setLevel(logging.ERROR)
     import copy_tasks  # noqa: F401  (registers our tasks with lm-eval)
+    from copy_tasks.experiments.tiny_models import build_tiny_model
     from copy_tasks.models.fast_hf import FastLoglikelihoodHFLM
-    from copy_tasks.models.tiny_models import build_tiny_model
     from copy_tasks.probes.family import Family
 
     folder = build_tiny_model("gpt_neox", Path(tempfile.mkdtemp()) / "tiny")

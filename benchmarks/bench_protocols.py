@@ -73,8 +73,8 @@ def forward_pass_limit(lm, docs: list[dict]) -> float:
 
 
 def _model_folder(name: str, scratch: Path) -> Path:
-    from copy_tasks.models.real_models import MODELS, prepare
-    from copy_tasks.models.tiny_models import build_tiny_model
+    from copy_tasks.experiments.real_models import MODELS, prepare
+    from copy_tasks.experiments.tiny_models import build_tiny_model
 
     if name == "tiny":
         return build_tiny_model("gpt_neox", scratch / "tiny")

@@ -65,8 +65,8 @@ def main(argv: list[str] | None = None) -> None:
     from lm_eval.models.huggingface import HFLM
 
     from copy_tasks import task_manager
+    from copy_tasks.experiments.real_models import MODELS, prepare
     from copy_tasks.models.fast_hf import FastLoglikelihoodHFLM
-    from copy_tasks.models.real_models import MODELS, prepare
 
     folder = prepare(args.model) if args.model in MODELS else Path(args.model)
     family = FAMILIES[args.family]

@@ -99,9 +99,9 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     logging.getLogger("lm_eval").setLevel(logging.ERROR)
     import copy_tasks.models.fast_hf  # noqa: F401  (registers hf_fast)
+    from copy_tasks.experiments.tiny_models import build_tiny_model
     from copy_tasks.models.banded_attention import BANDED_SDPA
     from copy_tasks.models.fast_hf import FastLoglikelihoodHFLM
-    from copy_tasks.models.tiny_models import build_tiny_model
 
     root = Path(tempfile.mkdtemp())
     metadata = {"copy_tasks_docs": args.docs, **write_sources(root)}

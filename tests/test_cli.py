@@ -10,19 +10,21 @@ import zipfile
 import pytest
 from conftest import offline_env, read_results, run_command
 
-from copy_tasks.models import real_models
-from copy_tasks.probes.families import FAMILIES
+from copy_tasks.experiments import real_models
+from copy_tasks.probes.families import FAMILIES, lengths_text
 
 
 def test_list_prints_every_family_with_unit_lengths_and_docs(tmp_path):
     result = run_command(["copy-tasks", "list"], cwd=tmp_path)
     assert result.returncode == 0
     lines = result.stdout.splitlines()
-    assert lines[0].split() == ["family", "unit", "lengths", "docs", "teacher-forced", "download"]
-    for family, line in zip(FAMILIES.values(), lines[1:]):
-        assert line.split() == [family.name, family.unit, ",".join(map(str, family.lengths)),
-                                str(family.default_docs), family.name + "_tf",
-                                "yes" if family.needs_download else "no"]
+    assert lines[0] == "| family | what | unit | lengths | docs per length | teacher-forced | download |"
+    rows = [[cell.strip() for cell in line.strip("|").split("|")] for line in lines[2:]]
+    assert [row[0] for row in rows] == [f"`{name}`" for name in FAMILIES]
+    for family, row in zip(FAMILIES.values(), rows):
+        assert row[1:] == [family.summary, family.unit, lengths_text(family), str(family.default_docs),
+                           f"`{family.name}_tf`", family.downloads or "no"]
+    assert rows[-1][3] == "bins up to 100, 150, 200, 300, 1000" and rows[2][3] == "1 to 8"
 
 
 def test_python_dash_m_is_the_same_command(tmp_path):

@@ -13,7 +13,7 @@ import pytest
 from conftest import read_results, run_command, source_options
 
 import copy_tasks.models.scripted_lm  # noqa: F401  (registers `scripted`)
-from copy_tasks.models.tiny_models import build_tokenizer
+from copy_tasks.experiments.tiny_models import build_tokenizer
 from copy_tasks.probes import copying
 from copy_tasks.probes.conformance import STYLES, verdict_table, write_answer_key
 from copy_tasks.probes.doc_sets import generate_docs
@@ -143,8 +143,8 @@ def test_the_battery_catches_the_old_blank_line_continuation(battery, monkeypatc
     assert wrong == copies_tf
 
 
-def test_readme_states_the_verdicts_the_battery_checks():
-    assert verdict_table() in (ROOT / "README.md").read_text()
+def test_the_scoring_page_states_the_verdicts_the_battery_checks():
+    assert verdict_table() in (ROOT / "docs" / "scoring.md").read_text()
 
 
 @pytest.mark.slow

@@ -12,8 +12,8 @@ import pytest
 import copy_tasks
 
 PACKAGE = Path(copy_tasks.__file__).parent
-LAYERS = {"probes": 0, "harness": 1, "models": 2}  # anything else at the top level is an entry point: 3
-TOP = 3
+LAYERS = {"probes": 0, "harness": 1, "models": 2, "report": 3, "experiments": 4}
+TOP = 5  # anything else at the top level is an entry point
 
 
 def module_name(path: Path) -> str:
@@ -51,8 +51,8 @@ def imports_of(path: Path) -> set[str]:
 def test_the_top_level_holds_only_entry_points_and_the_layers():
     entries = {path.name for path in PACKAGE.iterdir() if not path.name.startswith((".", "__pycache__"))}
     entries.discard("task_configs")  # the YAMLs, in an installed wheel (beside the package in a checkout)
-    assert entries == {"__init__.py", "__main__.py", "_autoregister.py", "cli.py", "suite.py", "train.py",
-                       "probes", "harness", "models", "report"}
+    assert entries == {"__init__.py", "__main__.py", "_autoregister.py", "cli.py",
+                       "probes", "harness", "models", "report", "experiments"}
 
 
 def test_no_module_imports_from_a_layer_above_its_own():
@@ -77,3 +77,101 @@ def test_importing_the_probes_layer_loads_neither_torch_nor_lm_eval(layer_name):
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "[]"
     assert len(modules) > 15  # every family module and shared probe was imported
+
+
+def import_graph() -> dict[str, set[str]]:
+    """copy_tasks module -> the copy_tasks modules it imports (module level and inside
+    functions), the package root left out: it holds the version and two lazy names."""
+    graph = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        importer = module_name(path)
+        if importer != "copy_tasks":
+            graph[importer] = {name for name in imports_of(path) if name != "copy_tasks" and name != importer}
+    return graph
+
+
+def cycle_in(graph: dict[str, set[str]]) -> list[str]:
+    """A cycle of the graph as its path, or []."""
+    done, on_path = set(), []
+
+    def visit(node: str) -> list[str]:
+        if node in on_path:
+            return on_path[on_path.index(node):] + [node]
+        if node in done:
+            return []
+        on_path.append(node)
+        for child in sorted(graph.get(node, ())):
+            if found := visit(child):
+                return found
+        on_path.pop()
+        done.add(node)
+        return []
+
+    for node in sorted(graph):
+        if found := visit(node):
+            return found
+    return []
+
+
+def test_no_module_imports_itself_back_through_others():
+    assert cycle_in(import_graph()) == []
+    assert cycle_in({"a": {"b"}, "b": {"a"}}) == ["a", "b", "a"]  # the check finds a circle
+
+
+BACKENDS_AND_REFERENCE_MODELS = {"__init__", "answers", "banded_attention", "bounded_state", "fast_hf",
+                                 "ngram_copier", "reference_lm", "scripted_lm"}
+
+
+def test_models_holds_lm_eval_backends_and_reference_models_only():
+    modules = {path.stem for path in (PACKAGE / "models").glob("*.py")}
+    assert modules == BACKENDS_AND_REFERENCE_MODELS
+    for path in (PACKAGE / "models").glob("*.py"):
+        tree = ast.parse(path.read_text())
+        imported = {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
+        imported |= {node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+        assert not {name for name in imported if name.split(".")[0] in ("matplotlib", "subprocess")
+                    or name.startswith(("torch.optim", "copy_tasks.experiments"))}, path.name
+        assert "optimizer" not in path.read_text().lower(), path.name  # no training loop
+
+
+def code_strings(path: Path) -> list[str]:
+    """The string constants of a module's code, its docstrings left out."""
+    tree = ast.parse(path.read_text())
+    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                  if isinstance(node, (ast.Module, ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef))
+                  and node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
+    return [node.value for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings]
+
+
+def modules_whose_code_says(*needles: str) -> set[str]:
+    return {module_name(path) for path in PACKAGE.rglob("*.py")
+            if any(needle in text for text in code_strings(path) for needle in needles)}
+
+
+def runs_a_module(path: Path, modules: tuple[str, ...]) -> bool:
+    """Whether a file builds a command line `... -m <one of modules> ...`."""
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, (ast.List, ast.Tuple)):
+            items = [item.value if isinstance(item, ast.Constant) else None for item in node.elts]
+            if any(first == "-m" and second in modules for first, second in zip(items, items[1:])):
+                return True
+    return False
+
+
+def test_one_function_launches_lm_eval():
+    # in a subprocess: `python -m copy_tasks run ...` or `python -m lm_eval ...`, in one module
+    launchers = {module_name(path) for path in PACKAGE.rglob("*.py") if runs_a_module(path, ("copy_tasks", "lm_eval"))}
+    assert launchers == {"copy_tasks.experiments.lm_eval_runner"}
+    assert runs_a_module(PACKAGE / "experiments" / "real_models.py", ("pip",))  # the check sees a command line
+    runner = (PACKAGE / "experiments" / "lm_eval_runner.py").read_text()
+    assert runner.count("subprocess.run(") == 1 and "def launch(" in runner
+    # in this process: lm-eval's own command line, only as `copy-tasks run`
+    callers = {module_name(path) for path in PACKAGE.rglob("*.py")
+               if any(isinstance(node, ast.Name) and node.id in ("cli_evaluate", "simple_evaluate")
+                      for node in ast.walk(ast.parse(path.read_text())))}
+    assert callers == {"copy_tasks.cli"}
+
+
+def test_one_module_reads_results_files():
+    assert modules_whose_code_says("results_", "samples_") == {"copy_tasks.report.results"}

@@ -95,7 +95,7 @@ def test_lengths_that_overflowed_are_left_out_of_the_summary_and_named(tmp_path)
     build_leaderboard([tmp_path / "in"], tmp_path / "out")
     summary = (tmp_path / "out" / "summary.md").read_text()
     auc = area_under_curve([(20, 1.0), (50, 0.8)])
-    assert f"| pythia | transformer | 50 / {auc:.2f} (20-50); overflow at 100, 200 |" in summary
+    assert f"| pythia | transformer | - | 50 / {auc:.2f} (20-50); overflow at 100, 200 |" in summary
 
 
 def test_a_rerun_with_one_more_file_adds_its_rows_and_changes_no_other(tmp_path):
@@ -133,7 +133,7 @@ def test_two_runs_of_one_model_stay_in_the_csv_and_the_summary_shows_the_latest(
     report = build_leaderboard([tmp_path / "in"], tmp_path / "out")
     assert [row["value"] for row in read_rows(tmp_path / "out")] == ["0.2", "0.8"]
     summary = (tmp_path / "out" / "summary.md").read_text()
-    assert "| gemma | transformer | 20 / 0.80 (20-20) |" in summary
+    assert "| gemma | transformer | - | 20 / 0.80 (20-20) |" in summary
     note = ("gemma (hf): 2 runs of phonebook_copy_20 (in results_2026-11-01T10-00-00.000000.json, "
             "results_2026-11-05T10-00-00.000000.json); all stay in the CSV, the summary and plots use the "
             "latest (gemma@2026-11-05T10:00:00Z)")

@@ -24,7 +24,7 @@ from leaderboard_fixtures import write_results
 
 from copy_tasks.harness import registration
 from copy_tasks.report.build import build_leaderboard
-from copy_tasks.report.results import rows_from_file
+from copy_tasks.report.rows import rows_from_file
 
 GOOD = {"phonebook_copy_20": {"exact_match": 0.5, "exact_match_stderr": 0.25, "overflow": 0.0},
         "random_copy_tf_10": {"exact_match": 1.0, "bits_per_char": 0.5}}
@@ -78,9 +78,9 @@ def test_the_reader_never_raises_on_a_mutated_results_file(tmp_path_factory, pat
     file.write_text(json.dumps(mutated(json.loads(file.read_text()), path, value)))
     rows, problems = rows_from_file(file)
     for row in rows:  # what is read is sound: finite numbers, stderr >= 0, lengths > 0
-        assert row["value"] is None or math.isfinite(row["value"])
-        assert row["stderr"] is None or (math.isfinite(row["stderr"]) and row["stderr"] >= 0)
-        assert row["length"] > 0
+        assert row.value is None or math.isfinite(row.value)
+        assert row.stderr is None or (math.isfinite(row.stderr) and row.stderr >= 0)
+        assert row.length > 0
 
 
 @pytest.mark.parametrize("where", ["results", "samples"])

@@ -138,6 +138,7 @@ def chat_model(tiny_models, tmp_path_factory):
     config["chat_template"] = (f"{preamble}\n{{% for m in messages %}}{{{{ m['content'] }}}}{{% endfor %}}"
                                "{% if add_generation_prompt %} Answer:{% endif %}")
     (folder / "tokenizer_config.json").write_text(json.dumps(config))
+    (folder / "chat_template.jinja").unlink(missing_ok=True)  # the tiny tokenizer's own (ChatML) would win
     return folder
 
 

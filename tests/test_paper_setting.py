@@ -11,7 +11,7 @@ import pytest
 from conftest import read_results, run_command
 from text_corpus import document, write_corpus
 
-from copy_tasks.models.tiny_models import build_tiny_model, phone_book_texts
+from copy_tasks.experiments.tiny_models import build_tiny_model, phone_book_texts
 from copy_tasks.probes.budgets import ANSWER_MARGIN, OVERFLOW_BUDGET
 from copy_tasks.probes.families import FAMILIES, parse_task_name
 

@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def sample(generation: str, target: str, overflow: float = 0.0) -> dict:
-    doc = {"family": "random_copy", "target": target, "continuation": target}
+    doc = {"family": "random_copy", "prompt": f"a{target}\n\na{target}\n\na", "target": target, "continuation": target}
     return {"doc": doc, "filtered_resps": [generation], "overflow": overflow, "exact_match": 0.5}
 
 

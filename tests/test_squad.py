@@ -9,7 +9,7 @@ from conftest import read_results, run_command
 from squad_fixture import WORD_COUNTS, write_squad_file
 
 from copy_tasks.probes.doc_sets import generate_docs
-from copy_tasks.probes.squad import (
+from copy_tasks.probes.families.squad_length.data import (
     BIN_EDGES,
     SquadSourceError,
     bin_edge,
@@ -18,7 +18,7 @@ from copy_tasks.probes.squad import (
     question_and_demonstration,
     select_paragraphs,
 )
-from copy_tasks.probes.squad_scoring import f1, normalize, score_squad
+from copy_tasks.probes.families.squad_length.scoring import f1, normalize, score_squad
 
 
 @pytest.fixture
@@ -147,7 +147,7 @@ def test_the_manifest_command_prints_the_selection(tmp_path, squad_file):
     import subprocess
     import sys
 
-    printed = subprocess.run([sys.executable, "-m", "copy_tasks.probes.squad", squad_file, "--docs", "2"],
-                             capture_output=True, text=True, check=True).stdout
+    printed = subprocess.run([sys.executable, "-m", "copy_tasks.probes.families.squad_length.data", squad_file,
+                              "--docs", "2"], capture_output=True, text=True, check=True).stdout
     assert json.loads(printed) == manifest(squad_file, 1234, 2)
     assert [len(pairs) for pairs in json.loads(printed)["bins"].values()] == [2, 2, 2, 2, 2]

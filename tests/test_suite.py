@@ -9,15 +9,15 @@ from pathlib import Path
 import pytest
 from conftest import run_command
 
+from copy_tasks.experiments.suite import offline_families, plan
 from copy_tasks.probes.families import parse_task_name
-from copy_tasks.suite import OFFLINE_FAMILIES, _lm_eval_command, plan
 
 
 def test_quick_plan_runs_every_offline_family_on_each_model():
     gemma_generation, gemma_forced, copier, bounded = plan("quick")
     for run in (gemma_forced, copier, bounded):
         families = {parse_task_name(task)[0] for task in run.tasks}
-        assert families == {family.name for family in OFFLINE_FAMILIES}, run.label
+        assert families == {family.name for family in offline_families()}, run.label
     assert {parse_task_name(task)[:2] for task in gemma_generation.tasks} == {
         ("phonebook_copy", "generation"), ("lookup_suffix", "generation"), ("lookup_prefix", "generation")}
     assert {parse_task_name(task)[1] for task in gemma_forced.tasks} == {"teacher_forced"}
@@ -41,8 +41,8 @@ def test_published_plan_runs_smollm2_also_under_its_chat_template_on_the_same_do
     assert (chat_generation.model_args, chat_generation.docs) == (base_generation.model_args, 25)
     assert set(chat_generation.tasks) <= set(base_generation.tasks)
     assert {parse_task_name(task)[0] for task in chat_forced.tasks} == {"phonebook_copy", "random_copy"}
-    assert _lm_eval_command(chat_forced, Path("out"))[-1] == "--apply_chat_template"
-    assert "--apply_chat_template" not in _lm_eval_command(base_forced, Path("out"))
+    assert chat_forced.lm_eval_run(Path("out")).command()[-1] == "--apply_chat_template"
+    assert "--apply_chat_template" not in base_forced.lm_eval_run(Path("out")).command()
 
 
 @pytest.mark.slow

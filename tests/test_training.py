@@ -12,7 +12,8 @@ from conftest import read_results, run_command
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from copy_tasks.models.training import (
+from copy_tasks.experiments.train import experiments_markdown
+from copy_tasks.experiments.training import (
     LOOKUP_OPTIONS,
     RECIPES,
     batch,
@@ -23,7 +24,6 @@ from copy_tasks.models.training import (
     training_example,
 )
 from copy_tasks.probes.doc_sets import generate_docs
-from copy_tasks.train import experiments_markdown
 
 QUICK = RECIPES["quick"]
 

@@ -10,4 +10,4 @@ def make_digits_doc(rng, length: int) -> dict:
     return copy_doc([str(digit) for digit in rng.integers(10, size=length).tolist()])
 
 
-FAMILY = register(copy_family("toy_digits_copy", "digits", (5, 12), make_digits_doc))
+FAMILY = register(copy_family("toy_digits_copy", "a string of random digits", "digits", (5, 12), make_digits_doc))

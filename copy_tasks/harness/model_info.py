@@ -11,7 +11,7 @@ from pathlib import Path
 
 from copy_tasks.harness.lm_eval_internals import hf_config, unwrap_model
 
-PREPARED_MARKER = "copy_tasks_model.json"  # written by `copy_tasks.models.real_models.prepare`
+PREPARED_MARKER = "copy_tasks_model.json"  # written by `copy_tasks.experiments.real_models.prepare`
 ANALYTIC_MARKER = "copy_tasks_analytic"  # class attribute of our reference and scripted models
 
 

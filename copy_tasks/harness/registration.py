@@ -3,8 +3,8 @@ loads, and hands our tasks the model that runs them.
 
 lm-eval 0.4.x has no plugin mechanism: `TaskManager` indexes `lm_eval/tasks/**.yaml` plus
 `--include_path`. The start-up hook (`copy_tasks._autoregister`, run by `copy_tasks.pth` in
-every interpreter of the environment) waits for three lm-eval modules to be imported and then
-patches them (the names are in `lm_eval_internals`):
+every interpreter of the environment; `copy_tasks.harness.startup`) waits for four lm-eval
+modules to be imported and then patches them (the names are in `lm_eval_internals`):
 - `TaskIndex.build`: our folder is indexed right after lm-eval's built-in tasks, so a user's
   `--include_path` still comes last and still wins; folders are deduplicated by resolved path,
   so if lm-eval ever indexes our folder itself (the `lm_eval.tasks` entry-point proposal)
@@ -181,25 +181,3 @@ def patch(module: Any) -> None:
         log.warning("copy-tasks: could not hook into %s (%s: %s); it is left as lm-eval made it. Our tasks "
                     "still run with --include_path %s, and copy-tasks run checks nothing before the model "
                     "loads.", module.__name__, type(error).__name__, error, task_config_dir())
-
-
-def install() -> None:
-    """Patch the lm-eval modules already imported, and the others as they are imported."""
-    from copy_tasks.harness.startup import install_watcher
-
-    for name in PATCHES:
-        if name in sys.modules:
-            patch(sys.modules[name])
-    install_watcher()
-
-
-def task_manager(**kwargs: Any):
-    """An lm-eval `TaskManager` that includes our tasks, for `lm_eval.simple_evaluate`.
-
-    Works whether or not the start-up hook is switched on:
-    `simple_evaluate(model=..., tasks=["phonebook_copy"], task_manager=task_manager())`.
-    """
-    install()
-    from lm_eval.tasks import TaskManager
-
-    return TaskManager(**kwargs)

@@ -1,10 +1,13 @@
 """The import watcher behind the start-up hook (`copy_tasks._autoregister`): a meta path finder
 that does nothing until one of the lm-eval modules we patch is imported, then patches it
-(`copy_tasks.harness.registration`). It runs in every interpreter of the environment, so it
-imports only `lm_eval_internals`, which imports nothing.
+(`copy_tasks.harness.registration`); and `install` and `task_manager`, which patch lm-eval for
+one process whether or not the hook is on. It runs in every interpreter of the environment, so
+at import it loads only `lm_eval_internals`, which imports nothing but `sys`; the patches are
+imported when they are needed (this module imports `registration`, never the other way).
 """
 
 import sys
+from typing import Any
 
 from copy_tasks.harness.lm_eval_internals import PATCHED_MODULES
 
@@ -47,3 +50,25 @@ class PatchWhenImported:
 def install_watcher() -> None:
     if not any(isinstance(finder, PatchWhenImported) for finder in sys.meta_path):
         sys.meta_path.insert(0, PatchWhenImported())
+
+
+def install() -> None:
+    """Patch the lm-eval modules already imported, and the others as they are imported."""
+    from copy_tasks.harness.registration import patch
+
+    for name in PATCHED_MODULES:
+        if name in sys.modules:
+            patch(sys.modules[name])
+    install_watcher()
+
+
+def task_manager(**kwargs: Any):
+    """An lm-eval `TaskManager` that includes our tasks, for `lm_eval.simple_evaluate`.
+
+    Works whether or not the start-up hook is switched on:
+    `simple_evaluate(model=..., tasks=["phonebook_copy"], task_manager=task_manager())`.
+    """
+    install()
+    from lm_eval.tasks import TaskManager
+
+    return TaskManager(**kwargs)

@@ -41,7 +41,7 @@ from copy_tasks.harness.decoding import non_greedy
 from copy_tasks.harness.lm_eval_internals import model_of_running_evaluate
 from copy_tasks.harness.model_info import model_type_of, prepared_source
 from copy_tasks.probes.families import family_named
-from copy_tasks.probes.options import UserError
+from copy_tasks.probes.options import Recorded, UserError
 
 NOT_BOUND = BackendLimits(None, None, "", unknown=(
     "copy-tasks did not see the model object that runs its tasks (lm-eval's evaluate was not "
@@ -68,17 +68,17 @@ class CopyTask(ConfigurableTask):
         self.limits = NOT_BOUND
         self.overflow: dict[int, float] = {}  # doc index -> 1.0, 0.0 or NaN
         self.budgets: set[int] = set()
-        self.config.metadata.update(
-            copy_tasks_version=__version__,
-            copy_tasks_docs_sha256=docs_fingerprint(self.test_docs()),
-            copy_tasks_model_source=prepared_source(self.config.metadata.get("pretrained")),
-        )
+        self.config.metadata.update({
+            Recorded.VERSION: __version__,
+            Recorded.DOCS_SHA256: docs_fingerprint(self.test_docs()),
+            Recorded.MODEL_SOURCE: prepared_source(self.config.metadata.get("pretrained")),
+        })
 
     def bind_model(self, lm) -> None:
         """Learn what the model that will run this task keeps of a prompt (before requests)."""
         self.limits = backend_limits(lm)
         self.overflow, self.budgets = {}, set()
-        self.config.metadata.update(copy_tasks_model_type=model_type_of(lm))
+        self.config.metadata.update({Recorded.MODEL_TYPE: model_type_of(lm)})
 
     def metric_names(self) -> list[str]:
         """The metrics this task reports (its YAML's metric_list)."""
@@ -120,7 +120,7 @@ class CopyTask(ConfigurableTask):
     def request_cache_tag(self) -> str:
         """What our requests depend on beyond what lm-eval keys its request cache on: the docs
         (seed, count, options) and the context that fits their budgets."""
-        key = [self.config.metadata["copy_tasks_docs_sha256"], self.limits.context, self.limits.source,
+        key = [self.config.metadata[Recorded.DOCS_SHA256], self.limits.context, self.limits.source,
                self.user_max_gen_toks(), self.chat, self.VERSION, __version__]
         return hashlib.sha256(json.dumps(key).encode()).hexdigest()[:16]
 
@@ -145,11 +145,11 @@ class CopyTask(ConfigurableTask):
     def record_run_settings(self, limit, samples) -> None:
         """Record what lm-eval was asked that changes what this task's numbers mean (the docs
         scored, the prompt form, the decoding), and warn when decoding is not greedy."""
-        self.config.metadata.update(
-            copy_tasks_prompt_format="chat" if self.chat else "plain",
-            copy_tasks_limit=limit,
-            copy_tasks_samples=list(samples) if samples is not None else None,
-        )
+        self.config.metadata.update({
+            Recorded.PROMPT_FORMAT: "chat" if self.chat else "plain",
+            Recorded.LIMIT: limit,
+            Recorded.SAMPLES: list(samples) if samples is not None else None,
+        })
         if self.OUTPUT_TYPE == "generate_until" and (changed := non_greedy(self.config.generation_kwargs or {})):
             warn_once(f"--gen_kwargs {json.dumps(changed, sort_keys=True)} replaces the greedy decoding our tasks "
                       "are defined with (the paper's protocol): scores are not comparable with greedy runs, and "
@@ -172,12 +172,12 @@ class CopyTask(ConfigurableTask):
         values = list(self.overflow.values())
         unknown = any(math.isnan(value) for value in values)
         over = sum(value == 1.0 for value in values)
-        self.config.metadata.update(
-            copy_tasks_overflow_docs="unknown" if unknown else over,
-            copy_tasks_context_tokens=self.limits.context,
-            copy_tasks_context_source=self.limits.source,
-            copy_tasks_generation_budgets=sorted(self.budgets) or None,
-        )
+        self.config.metadata.update({
+            Recorded.OVERFLOW_DOCS: "unknown" if unknown else over,
+            Recorded.CONTEXT_TOKENS: self.limits.context,
+            Recorded.CONTEXT_SOURCE: self.limits.source,
+            Recorded.GENERATION_BUDGETS: sorted(self.budgets) or None,
+        })
         if unknown:
             warn_once(f"overflow is unknown (NaN) for every task of this run: {self.limits.unknown}.")
         elif over:

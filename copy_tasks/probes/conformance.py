@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from copy_tasks.probes.chat import given_start
+from copy_tasks.probes.families import FAMILIES, family_named
 
 
 @dataclass(frozen=True)
@@ -54,11 +55,15 @@ Token = str | SpecialToken
 Tokenize = Callable[[str], list[str]]
 Write = Callable[[str, Tokenize, str], list[Token]]  # (answer, tokenize, given start) -> tokens
 
-PHONE_BOOK = ("phonebook_copy",)
-COPIES = ("c4_copy", "c4_copy_shuffled", "random_copy", "dup_ngram_copy")
-LOOKUPS = ("lookup_suffix", "lookup_prefix")
-QUESTIONS = ("squad_length",)
-FAMILY_GROUPS = {"phone book": PHONE_BOOK, "copies": COPIES, "lookups": LOOKUPS, "SQuAD": QUESTIONS}
+
+
+def scoring_groups() -> dict[str, tuple[str, ...]]:
+    """{scoring group: its families}, from the families' declarations (`Family.scoring_group`),
+    in the family table's order."""
+    groups: dict[str, list[str]] = {}
+    for family in FAMILIES.values():
+        groups.setdefault(family.scoring_group, []).append(family.name)
+    return {group: tuple(names) for group, names in groups.items()}
 
 
 def _change_first_symbol(text: str) -> str:
@@ -85,9 +90,10 @@ class Style:
     """How a model writes the answer, and the verdicts that should follow.
 
     `generation` is the expected generation verdict under our rule for every family, except
-    those named in `generation_except`; `authors` and `authors_except` the same under the
-    authors' rule (by default, as ours); `teacher_forced` the expected teacher-forced verdict
-    (every family; teacher forcing has only our rule).
+    those whose scoring group (`Family.scoring_group`) `generation_except` names; `authors`
+    and `authors_except` the same under the authors' rule (by default, as ours);
+    `teacher_forced` the expected teacher-forced verdict (every family; teacher forcing has
+    only our rule).
     """
 
     name: str
@@ -103,18 +109,19 @@ class Style:
     def expected(self, family: str, teacher_forced: bool, authors: bool = False) -> bool:
         if teacher_forced:
             return self.teacher_forced
+        group = family_named(family).scoring_group
         if authors:
             default = self.generation if self.authors is None else self.authors
-            return (self.generation_except if self.authors_except is None else self.authors_except).get(family, default)
-        return self.generation_except.get(family, self.generation)
+            return (self.generation_except if self.authors_except is None else self.authors_except).get(group, default)
+        return self.generation_except.get(group, self.generation)
 
 
 def _after(text: str) -> Write:
     return lambda answer, tokenize, start: [*tokenize(answer), *tokenize(text), EOS]
 
 
-def _except(verdict: bool, *groups: tuple[str, ...]) -> dict[str, bool]:
-    return {family: verdict for group in groups for family in group}
+def _except(verdict: bool, *groups: str) -> dict[str, bool]:
+    return dict.fromkeys(groups, verdict)
 
 
 STYLES: dict[str, Style] = {
@@ -129,12 +136,12 @@ STYLES: dict[str, Style] = {
               lambda answer, tokenize, start: [*answer, EOS], True, False,
               why="teacher forcing asks whether each of the tokenizer's own tokens is the argmax"),
         Style("next_line_text", "the answer, `\\n`, more text", _after("\nmore text"), True, True,
-              authors_except=_except(False, COPIES, QUESTIONS),
+              authors_except=_except(False, "copies", "SQuAD"),
               why="the authors read a copy or a SQuAD answer up to a blank line, so the next line is part of "
                   "their answer; the phone book and the lookups stop at the newline"),
         Style("blank_line_text", "the answer, `\\n\\n`, more text", _after("\n\nmore text"), True, True),
         Style("run_on", "the answer, then ` and so on` on the same line", _after(" and so on"), True, True,
-              generation_except=_except(False, QUESTIONS), authors=False, authors_except=_except(True, LOOKUPS),
+              generation_except=_except(False, "SQuAD"), authors=False, authors_except=_except(True, "lookups"),
               why="our rule reads the answer at the start (a copy's first words, the number, a lookup's first "
                   "k letters) whatever follows, but a SQuAD answer has no length to read, so it is the whole "
                   "line; the authors' rule reads the whole line, except for a lookup's first k letters; "
@@ -171,11 +178,12 @@ def verdict_table() -> str:
     | `eos` | the answer, then EOS | right / right | right / right | right / right | right / right | right |
     """
     mark = {True: "right", False: "wrong"}
-    header = ["style", "the model writes", *(f"{group} (gen.)" for group in FAMILY_GROUPS), "teacher-forced"]
+    groups = scoring_groups()
+    header = ["style", "the model writes", *(f"{group} (gen.)" for group in groups), "teacher-forced"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for style in STYLES.values():
         cells = [f"{mark[style.expected(group[0], False)]} / {mark[style.expected(group[0], False, authors=True)]}"
-                 for group in FAMILY_GROUPS.values()]
+                 for group in groups.values()]
         lines.append(f"| `{style.name}` | {style.writes} | " + " | ".join(cells) + f" | {mark[style.teacher_forced]} |")
     lines.append("")
     lines += [f"- `{style.name}`: {style.why}." for style in STYLES.values() if style.why]
@@ -194,8 +202,6 @@ def chat_key(user: str, prefill: str) -> str:
 def write_answer_key(docs: Iterable[dict], path: Path) -> Path:
     """Write {key: [the doc's continuation, the prompt's given start]}, keyed by the sha256 of
     the prompt and by the `chat_key` of its chat form: what the scripted model answers."""
-    from copy_tasks.probes.families import family_named
-
     key = {}
     for doc in docs:
         answer = [doc["continuation"], given_start(doc["prompt"])]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from copy_tasks.probes.family import Family, against_target
+from copy_tasks.probes.family import Family, SuiteLengths, against_target
 from copy_tasks.probes.options import Option
 
 
@@ -72,15 +72,15 @@ def score_copy_authors(generation: str, target: str) -> dict[str, float]:
     return {"authors_exact_match": float(answer == target.strip())}
 
 
-def copy_family(name: str, unit: str, lengths: tuple[int, ...], make_doc: Callable[..., dict], *,
-                default_docs: int = 200, min_length: int = 2, needs_download: bool = False,
-                data_key: str = "", options: tuple[Option, ...] = ()) -> Family:
+def copy_family(name: str, summary: str, unit: str, lengths: tuple[int, ...], make_doc: Callable[..., dict], *,
+                default_docs: int = 200, min_length: int = 2, downloads: str = "", data_key: str = "",
+                options: tuple[Option, ...] = (), suite: SuiteLengths | None = None) -> Family:
     """A copy family: the copy prompt, stop at a blank line, scored by `score_copy` (ours) and
-    `score_copy_authors`."""
+    `score_copy_authors`; scoring group `copies`."""
     return Family(
-        name=name, unit=unit, lengths=lengths, default_docs=default_docs, min_length=min_length,
-        needs_download=needs_download, make_doc=make_doc, score_generation=against_target(score_copy),
-        score_authors=against_target(score_copy_authors),
+        name=name, summary=summary, unit=unit, lengths=lengths, default_docs=default_docs, min_length=min_length,
+        downloads=downloads, make_doc=make_doc, score_generation=against_target(score_copy),
+        score_authors=against_target(score_copy_authors), scoring_group="copies", suite=suite,
         stop_sequences=("\n\n",), data_key=data_key, options=options,
         chat_instruction="Here is a passage, then the same passage again. Write it out once more, word for word, "
                          "starting from its first word.",

@@ -1,9 +1,11 @@
 """What a probe family declares, and the registry its declaration enters.
 
-Each module of `copy_tasks.probes.families` declares its family once, with `register(Family(...))`:
-unit, lengths, doc count, options, generator, scorer, stop sequences, metrics and versions.
-Everything else is derived from that declaration: the family table (`copy-tasks list`), the
-task YAMLs (`copy_tasks.harness.task_yamls`), the option checks and the family-contract tests.
+Each module of `copy_tasks.probes.families` declares its families, with `register(Family(...))`:
+what it probes, unit, lengths, doc count, options, generator, scorer, stop sequences, metrics,
+versions, its scoring group and the lengths the suite runs. Everything else is derived from
+that declaration: the family table (`copy-tasks list` and the README's), the task YAMLs
+(`copy_tasks.harness.task_yamls`), the option checks, the conformance battery's groups, the
+suite's presets and the family-contract tests.
 """
 
 from __future__ import annotations
@@ -22,21 +24,61 @@ VARIANTS = (GENERATION, TEACHER_FORCED)
 
 
 @dataclass(frozen=True)
+class SuiteLengths:
+    """The lengths at which `copy-tasks suite` runs its pretrained models on a family, per
+    preset and variant (none: not run in that variant); the reference models run every length.
+
+    `quick` is the README's main job, `published` the published leaderboard (the same lengths
+    generated and teacher-forced, so verdicts can be compared doc by doc), `chat` the published
+    preset's runs under a chat template (both variants)."""
+
+    quick_generation: tuple[int, ...] = ()
+    quick_teacher_forced: tuple[int, ...] = ()
+    published: tuple[int, ...] = ()
+    chat: tuple[int, ...] = ()
+
+    def lengths(self, preset: str, variant: str) -> tuple[int, ...]:
+        """The lengths of one preset (`quick`, `published` or `chat`) and variant.
+
+        >>> SuiteLengths(quick_generation=(20,), published=(10, 20)).lengths("quick", GENERATION)
+        (20,)
+        """
+        if preset == "quick":
+            return self.quick_generation if variant == GENERATION else self.quick_teacher_forced
+        return {"published": self.published, "chat": self.chat}[preset]
+
+
+def up_to(lengths: tuple[int, ...], longest: int) -> tuple[int, ...]:
+    """The lengths up to `longest`.
+
+    >>> up_to((10, 20, 50, 100), 50)
+    (10, 20, 50)
+    """
+    return tuple(length for length in lengths if length <= longest)
+
+
+@dataclass(frozen=True)
 class Family:
     """One probe family. Task `<name>_<length>`, teacher-forced task `<name>_tf_<length>`."""
 
     name: str
+    summary: str  # what a doc asks, in a few words (the families table)
     unit: str
     lengths: tuple[int, ...]
     default_docs: int
     min_length: int
-    needs_download: bool
     make_doc: Callable[..., dict] | None  # (rng, length, **options) -> doc
     score_generation: Callable[[str, dict], dict[str, float]]  # (generation, doc) -> our metrics
     # (generation, doc) -> the authors' rule: their post-processing of the generation and their
     # comparison, as metrics named `authors_*` (`authors_metrics`), reported beside ours.
     score_authors: Callable[[str, dict], dict[str, float]]
     stop_sequences: tuple[str, ...]  # the generation's `until`
+    # The conformance battery's group: families in one group read their answers alike, so a
+    # style of answering gets the same verdict in all of them (`copy_tasks.probes.conformance`).
+    scoring_group: str
+    # What the docs are drawn from that needs a download, and the local alternative; "" for
+    # generated docs.
+    downloads: str = ""
     # The generation metrics besides `exact_match` (its partial credit), in the order reported.
     partial_credit: tuple[str, ...] = ("prefix_match",)
     authors_metrics: tuple[str, ...] = ("authors_exact_match",)
@@ -60,6 +102,17 @@ class Family:
     # alone, which bumps `task_version`, the lm-eval task version (see the family's README).
     data_version: str = "1.0"
     task_version: str = "3.1"
+    # What the suite runs; None: teacher-forced at the two shortest lengths in the main job,
+    # both variants at the three shortest in the published preset.
+    suite: SuiteLengths | None = None
+
+    @property
+    def needs_download(self) -> bool:
+        return bool(self.downloads)
+
+    @property
+    def suite_lengths(self) -> SuiteLengths:
+        return self.suite or SuiteLengths(quick_teacher_forced=self.lengths[:2], published=self.lengths[:3])
 
     def task_name(self, length: int, teacher_forced: bool = False) -> str:
         return f"{self.name}{TEACHER_FORCED_SUFFIX if teacher_forced else ''}_{length}"

@@ -15,13 +15,29 @@ from typing import Any
 PREFIX = "copy_tasks_"
 # Set per task in the YAML `dataset_kwargs`, never by the user.
 TASK_KEYS = ("copy_tasks_family", "copy_tasks_length", "copy_tasks_variant")
-# Recorded by our task class in the task's metadata (and so in the results file), never set by
-# the user; a task built again from its own config finds them there and passes them over.
-RECORDED_KEYS = (
-    "copy_tasks_version", "copy_tasks_docs_sha256", "copy_tasks_model_source", "copy_tasks_model_type",
-    "copy_tasks_overflow_docs", "copy_tasks_context_tokens", "copy_tasks_context_source",
-    "copy_tasks_generation_budgets", "copy_tasks_prompt_format", "copy_tasks_limit", "copy_tasks_samples",
-)
+
+
+class Recorded:
+    """The keys copy-tasks records in a task's metadata (and so in the results file, under
+    `configs.<task>.metadata`), never set by the user; a task built again from its own config
+    finds them there and passes them over. Written by `copy_tasks.harness.task` (and
+    `copy_tasks.report.rescore`), read by `copy_tasks.report.rows`."""
+
+    VERSION = "copy_tasks_version"  # of the package
+    DOCS_SHA256 = "copy_tasks_docs_sha256"  # the docs' fingerprint
+    MODEL_SOURCE = "copy_tasks_model_source"  # the PyPI source of a prepared model
+    MODEL_TYPE = "copy_tasks_model_type"  # the model config's model_type
+    OVERFLOW_DOCS = "copy_tasks_overflow_docs"  # docs that did not fit, or "unknown"
+    CONTEXT_TOKENS = "copy_tasks_context_tokens"
+    CONTEXT_SOURCE = "copy_tasks_context_source"
+    GENERATION_BUDGETS = "copy_tasks_generation_budgets"  # the budgets really sent
+    PROMPT_FORMAT = "copy_tasks_prompt_format"  # "plain", or "chat" under a chat template
+    LIMIT = "copy_tasks_limit"  # lm-eval's --limit, as this task took it
+    SAMPLES = "copy_tasks_samples"  # the doc indices --samples chose
+    RESCORED_FROM = "copy_tasks_rescored_from"  # the task version a rescored run was made under
+
+
+RECORDED_KEYS = tuple(value for name, value in vars(Recorded).items() if name.isupper())
 
 
 class UserError(Exception):

@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from copy_tasks.report.plots import all_plots
-from copy_tasks.report.results import Problem, find_result_files, rows_from_file
+from copy_tasks.report.results import Problem, find_result_files
+from copy_tasks.report.rows import rows_from_file
 from copy_tasks.report.summary import latest_runs, summary_markdown
 from copy_tasks.report.table import (
     LeaderboardFileError,
@@ -112,7 +113,7 @@ def build_leaderboard(inputs: list[Path], out: Path, replace: bool = False) -> R
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="copy-tasks leaderboard", description=__doc__.split("\n\n")[0])
-    parser.add_argument("results", nargs="+", type=Path, help="lm-eval results_*.json files or folders")
+    parser.add_argument("results", nargs="+", type=Path, help="lm-eval results files, or folders holding them")
     parser.add_argument("--out", type=Path, required=True, help="the leaderboard folder")
     parser.add_argument("--replace", action="store_true",
                         help="new runs replace earlier runs of the same model and task in the CSV "

@@ -1,14 +1,18 @@
-"""One PNG per family and variant: a metric against length, one line per model, stderr bars,
-length on a log axis (as the paper's Figures 1c and 7).
+"""Every plot copy-tasks draws: the leaderboard's and the experiments'.
 
-Generation variants plot exact match under our rule (`exact_match`; the summary also tables
-the authors'); teacher-forced ones plot bits per character of the
-target (lower is better), which separates models even where exact match is 0.
+The leaderboard: one PNG per family and variant, a metric against length, one line per model,
+stderr bars, length on a log axis (as the paper's Figures 1c and 7). Generation variants plot
+exact match under our rule (`exact_match`; the summary also tables the authors');
+teacher-forced ones plot bits per character of the target (lower is better), which separates
+models even where exact match is 0. The experiments (training, the reference models' bound):
+`line_plot` of a few `Line`s.
 """
 
 from __future__ import annotations
 
 import io
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 from copy_tasks.probes.families import FAMILIES
 from copy_tasks.probes.family import GENERATION, TEACHER_FORCED, TEACHER_FORCED_SUFFIX
@@ -63,3 +67,49 @@ def all_plots(rows: list[dict]) -> dict[str, bytes]:
             if png is not None:
                 plots[f"{family}{suffix}.png"] = png
     return plots
+
+
+@dataclass(frozen=True)
+class Line:
+    """One line of a `line_plot`: points with no value (None) are left out."""
+
+    label: str
+    xs: Sequence[float]
+    ys: Sequence[float | None]
+    dashed: bool = False
+    markers_only: bool = False
+    grey: bool = False
+
+
+def line_plot(lines: Sequence[Line], xlabel: str, ylabel: str = "exact match", log_x: bool = False,
+              legend_outside: bool = True) -> bytes:
+    """A PNG of lines against a shared x axis, y from 0 to 1."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib import pyplot
+
+    figure, axes = pyplot.subplots(figsize=(7.5, 3.8), dpi=100)
+    for line in lines:
+        points = [(x, y) for x, y in zip(line.xs, line.ys) if y is not None]
+        style = {"linestyle": "none" if line.markers_only else "--" if line.dashed else "-",
+                 "marker": None if line.grey else "o", "markersize": 3}
+        if line.grey:
+            style["color"] = "grey"
+        axes.plot([x for x, _ in points], [y for _, y in points], label=line.label.replace("$", r"\$"), **style)
+    if log_x:
+        axes.set_xscale("log")
+    axes.set_xlabel(xlabel)
+    axes.set_ylabel(ylabel)
+    axes.set_ylim(-0.05, 1.05)
+    axes.grid(True, alpha=0.3)
+    if legend_outside:
+        axes.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0)
+        figure.subplots_adjust(left=0.09, right=0.66, bottom=0.14, top=0.95)
+    else:
+        axes.legend(fontsize=8)
+        figure.tight_layout()
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", metadata={"Software": None})
+    pyplot.close(figure)
+    return buffer.getvalue()

@@ -21,12 +21,20 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import shutil
 import sys
 from pathlib import Path
 
 from copy_tasks.probes.families import FAMILIES, parse_task_name
 from copy_tasks.probes.family import GENERATION
-from copy_tasks.report.results import run_stamp
+from copy_tasks.probes.options import Recorded
+from copy_tasks.report.results import (
+    UnreadableResults,
+    find_result_files,
+    read_results,
+    read_samples,
+    samples_beside,
+)
 
 NAN = float("nan")
 
@@ -62,7 +70,7 @@ def rescore_task(results: dict, task: str, samples: list[dict]) -> None:
         values = [sample[name] for sample in samples if not math.isnan(sample[name])]
         entry[f"{name},none"], entry[f"{name}_stderr,none"] = aggregate(values)
     config = results["configs"][task]
-    config["metadata"].setdefault("copy_tasks_rescored_from", results["versions"][task])
+    config["metadata"].setdefault(Recorded.RESCORED_FROM, results["versions"][task])
     config["metadata"]["version"] = float(family.task_version)
     config["metric_list"] = [{"metric": name, "aggregation": "mean", "higher_is_better": True}
                              for name in family.generation_metrics] + [
@@ -73,44 +81,48 @@ def rescore_task(results: dict, task: str, samples: list[dict]) -> None:
 
 def rescore_run(results_path: Path, out: Path) -> list[str]:
     """Re-score one results file and its samples into `out`; return the tasks re-scored."""
-    results = json.loads(results_path.read_text(encoding="utf-8"))
-    stamp = run_stamp(results_path)
-    written: dict[Path, str] = {}
+    results = read_results(results_path)
+    written: dict[Path, str | Path] = {}  # a new file's text, or the file it copies
     rescored = []
-    for sample_path in sorted(results_path.parent.glob(f"samples_*_{stamp}.jsonl")):
-        task = sample_path.name.removeprefix("samples_").removesuffix(f"_{stamp}.jsonl")
-        text = sample_path.read_text(encoding="utf-8")
+    for task, sample_path in samples_beside(results_path).items():
+        written[out / sample_path.name] = sample_path  # as it was, unless re-scored
         parsed = parse_task_name(task)
         if parsed is not None and parsed[1] == GENERATION and task in results["results"]:
-            samples = rescore_samples(task, [json.loads(line) for line in text.splitlines()])
+            samples = rescore_samples(task, read_samples(sample_path))
             rescore_task(results, task, samples)
-            text = "".join(json.dumps(sample, ensure_ascii=False) + "\n" for sample in samples)
+            written[out / sample_path.name] = "".join(json.dumps(sample, ensure_ascii=False) + "\n"
+                                                      for sample in samples)
             rescored.append(task)
-        written[out / sample_path.name] = text  # as it was, unless re-scored
     written[out / results_path.name] = (json.dumps(results, indent=2, ensure_ascii=False) + "\n" if rescored
-                                        else results_path.read_text(encoding="utf-8"))
+                                        else results_path)
     existing = [str(path) for path in written if path.exists()]
     if existing:
         raise FileExistsError(f"{', '.join(existing)} exist already; rescore writes only new files")
     out.mkdir(parents=True, exist_ok=True)
-    for path, text in written.items():
-        path.write_text(text, encoding="utf-8")
+    for path, content in written.items():
+        if isinstance(content, Path):
+            shutil.copyfile(content, path)
+        else:
+            path.write_text(content, encoding="utf-8")
     return rescored
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="copy-tasks rescore", description=__doc__.split("\n\n")[0])
-    parser.add_argument("run", type=Path, help="a folder holding lm-eval results_*.json and samples_*.jsonl")
+    parser.add_argument("run", type=Path, help="a folder holding an lm-eval run's results and samples")
     parser.add_argument("--out", type=Path, required=True, help="the folder to write the re-scored files into")
     args = parser.parse_args(argv)
-    found = sorted(args.run.rglob("results_*.json")) if args.run.is_dir() else []
+    found, _ = find_result_files([args.run]) if args.run.is_dir() else ([], [])
     if not found:
-        print(f"copy-tasks rescore: error: {args.run} holds no results_*.json", file=sys.stderr)
+        print(f"copy-tasks rescore: error: {args.run} holds no lm-eval results file", file=sys.stderr)
         raise SystemExit(2)
     for path in found:
         try:
             tasks = rescore_run(path, args.out / path.parent.relative_to(args.run))
         except FileExistsError as error:
             print(f"copy-tasks rescore: error: {error}", file=sys.stderr)
+            raise SystemExit(2) from None
+        except UnreadableResults as error:
+            print(f"copy-tasks rescore: error: {path}: {error}", file=sys.stderr)
             raise SystemExit(2) from None
         print(f"{path}: {len(tasks)} generation tasks re-scored")

@@ -34,7 +34,7 @@ from collections import defaultdict
 
 from copy_tasks.probes.families import FAMILIES
 from copy_tasks.probes.family import GENERATION, TEACHER_FORCED
-from copy_tasks.report.results import LARGEST_VALUE
+from copy_tasks.report.rows import LARGEST_VALUE
 
 THRESHOLD = 0.5
 # The flags (leaderboard column `flags`, `name` or `name=value` joined by `;`) that change

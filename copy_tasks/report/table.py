@@ -22,16 +22,8 @@ import os
 import tempfile
 from pathlib import Path
 
-SCHEMA_VERSION = "1"
-COLUMNS = (
-    "schema_version", "run", "model", "model_revision", "model_source", "backend", "dtype",
-    "parameters", "architecture", "model_type", "lm_eval_version", "copy_tasks_version",
-    "task", "family", "variant", "task_version", "task_hash", "docs_sha256", "seed",
-    "length", "unit", "metric", "n", "value", "stderr", "overflow_docs", "date", "flags",
-    "source_file",
-)
-NUMERIC_COLUMNS = frozenset({"parameters", "task_version", "seed", "length", "n", "value", "stderr",
-                             "overflow_docs"})
+from copy_tasks.report.rows import COLUMNS, NUMERIC_COLUMNS, SCHEMA_VERSION, LeaderboardRow
+
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 KEY = ("run", "task", "metric")
 
@@ -68,13 +60,14 @@ def _sort_key(row: dict) -> tuple:
             row["run"], row["task"])
 
 
-def format_rows(rows: list[dict]) -> list[dict]:
+def format_rows(rows: list[LeaderboardRow]) -> list[dict]:
     """Rows as the CSV's text cells, with the schema version."""
-    return [
-        {column: SCHEMA_VERSION if column == "schema_version" else _cell(column, row.get(column))
-         for column in COLUMNS}
-        for row in rows
-    ]
+    formatted = []
+    for row in rows:
+        cells = row.cells()
+        formatted.append({column: SCHEMA_VERSION if column == "schema_version" else _cell(column, cells[column])
+                          for column in COLUMNS})
+    return formatted
 
 
 def read_csv(path: Path) -> list[dict]:

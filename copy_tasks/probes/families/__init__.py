@@ -1,8 +1,11 @@
-"""The family table: every module of this package declares one family (`register(Family(...))`).
+"""The family table: every module (or subpackage) of this package holds the whole of its
+families, data and scoring, and declares them (`register(Family(...))`): one family each, but
+`lookup`, whose two families share their docs.
 
 Importing the package imports each of its modules, so a new family is one new module here (and
-its README folder in task_configs/); the table, `copy-tasks list`, the YAMLs and the tests pick
-it up. This is also where a task name is parsed and a task's options are read.
+its README folder in task_configs/); the table, `copy-tasks list`, the README's families table,
+the YAMLs, the conformance battery, the suite and the tests pick it up. This is also where a
+task name is parsed and a task's options are read.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from copy_tasks.probes.family import GENERATION, REGISTRY, TEACHER_FORCED, Family
+from copy_tasks.probes.family import GENERATION, REGISTRY, TEACHER_FORCED, TEACHER_FORCED_SUFFIX, Family
 from copy_tasks.probes.options import DOCS, RECORDED_KEYS, SEED, Option, parse_present
 
 for _module in sorted(pkgutil.iter_modules(__path__), key=lambda module: module.name):
@@ -80,3 +83,32 @@ def task_settings(family: Family, metadata: Mapping[str, Any]) -> Settings:
             (option.argument, given.get(option.key, option.default)) for option in family.options
         ),
     )
+
+
+def lengths_text(family: Family) -> str:
+    """A family's lengths as the families table shows them.
+
+    >>> lengths_text(FAMILIES["dup_ngram_copy"]), lengths_text(FAMILIES["squad_length"])
+    ('1 to 8', 'bins up to 100, 150, 200, 300, 1000')
+    """
+    lengths = family.lengths
+    if family.make_docs is not None:
+        return "bins up to " + ", ".join(map(str, lengths))
+    if len(lengths) > 3 and lengths == tuple(range(lengths[0], lengths[-1] + 1)):
+        return f"{lengths[0]} to {lengths[-1]}"
+    return ", ".join(map(str, lengths))
+
+
+def family_table() -> str:
+    """The families as a Markdown table, from their declarations (`copy-tasks list` prints it,
+    and so does the README).
+
+    >>> print(family_table().splitlines()[0])
+    | family | what | unit | lengths | docs per length | teacher-forced | download |
+    """
+    lines = ["| family | what | unit | lengths | docs per length | teacher-forced | download |",
+             "|---|---|---|---|---|---|---|"]
+    for family in FAMILIES.values():
+        lines.append(f"| `{family.name}` | {family.summary} | {family.unit} | {lengths_text(family)} | "
+                     f"{family.default_docs} | `{family.name}{TEACHER_FORCED_SUFFIX}` | {family.downloads or 'no'} |")
+    return "\n".join(lines)

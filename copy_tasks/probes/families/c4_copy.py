@@ -25,5 +25,6 @@ def make_c4_doc(rng: np.random.Generator, length: int, text_source: str) -> dict
     return copy_doc(words) | {"document": document}
 
 
-FAMILY = register(copy_family("c4_copy", "words", LENGTHS, make_c4_doc, default_docs=100,
-                              needs_download=True, data_key="c4", options=(TEXT_SOURCE,)))
+FAMILY = register(copy_family("c4_copy", "copy a passage of natural text", "words", LENGTHS, make_c4_doc,
+                              default_docs=100, downloads="C4, or local text", data_key="c4",
+                              options=(TEXT_SOURCE,)))

@@ -9,7 +9,7 @@ import numpy as np
 
 from copy_tasks.probes import names
 from copy_tasks.probes.copying import copy_doc, copy_family
-from copy_tasks.probes.family import register
+from copy_tasks.probes.family import SuiteLengths, register
 
 STRING_LENGTH = 64
 ALPHABET_SIZE = 256
@@ -56,4 +56,8 @@ def make_dup_ngram_doc(rng: np.random.Generator, length: int) -> dict:
     return copy_doc(symbols) | {"first": first, "second": second, "ngram": n}
 
 
-FAMILY = register(copy_family("dup_ngram_copy", "n", (1, 2, 3, 4, 5, 6, 7, 8), make_dup_ngram_doc, min_length=1))
+LENGTHS = (1, 2, 3, 4, 5, 6, 7, 8)
+FAMILY = register(copy_family(
+    "dup_ngram_copy", f"a {STRING_LENGTH}-symbol string with one duplicated n-gram", "n", LENGTHS, make_dup_ngram_doc,
+    min_length=1, suite=SuiteLengths(quick_teacher_forced=LENGTHS, published=LENGTHS),
+))

@@ -14,7 +14,7 @@ import re
 import numpy as np
 
 from copy_tasks.probes.chat import after_first_block
-from copy_tasks.probes.family import Family, against_target, register
+from copy_tasks.probes.family import Family, SuiteLengths, against_target, register, up_to
 from copy_tasks.probes.names import draw_full_names
 
 DIGITS = 10
@@ -133,19 +133,23 @@ def score_authors(generation: str, target: str) -> dict[str, float]:
     return {"authors_exact_match": float(authors_answer(generation) == target)}
 
 
+# Dense around the paper's crossover (Pythia-410M overtakes Mamba-2.8B at about 70 entries;
+# Mamba is below 20% by 100).
+LENGTHS = (10, 20, 30, 50, 70, 100, 150, 200, 300, 500, 1000)
 FAMILY = register(Family(
     name="phonebook_copy",
+    summary="a person's number from a phone book",
     unit="entries",
-    # Dense around the paper's crossover (Pythia-410M overtakes Mamba-2.8B at about 70 entries;
-    # Mamba is below 20% by 100).
-    lengths=(10, 20, 30, 50, 70, 100, 150, 200, 300, 500, 1000),
+    lengths=LENGTHS,
     default_docs=200,
     min_length=3,
-    needs_download=False,
     make_doc=make_phonebook_doc,
     score_generation=against_target(score_generation),
     score_authors=against_target(score_authors),
     stop_sequences=("\n",),
+    scoring_group="phone book",
+    suite=SuiteLengths(quick_generation=(20, 50, 100), quick_teacher_forced=(20, 50, 100, 200),
+                       published=up_to(LENGTHS, 200), chat=up_to(LENGTHS, 200)),
     chat_instruction="Here is a phone book. Look up phone numbers in it.",
     chat_prefill_at=after_first_block,  # the two example lookups and the query open the model's turn
 ))

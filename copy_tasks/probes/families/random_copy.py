@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from copy_tasks.probes.copying import copy_doc, copy_family
-from copy_tasks.probes.family import register
+from copy_tasks.probes.family import SuiteLengths, register, up_to
 
 LETTERS = tuple("abcdefghijklmnopqrstuvwxyz")
 
@@ -25,4 +25,9 @@ def make_random_copy_doc(rng: np.random.Generator, length: int) -> dict:
     return copy_doc(symbols) | {"alphabet_size": len(LETTERS), "bits": length * math.log2(len(LETTERS))}
 
 
-FAMILY = register(copy_family("random_copy", "symbols", (10, 20, 50, 100, 200, 500, 1000), make_random_copy_doc))
+LENGTHS = (10, 20, 50, 100, 200, 500, 1000)
+FAMILY = register(copy_family(
+    "random_copy", "a uniform random string over a-z", "symbols", LENGTHS, make_random_copy_doc,
+    suite=SuiteLengths(quick_teacher_forced=up_to(LENGTHS, 200), published=up_to(LENGTHS, 200),
+                       chat=up_to(LENGTHS, 200)),
+))

@@ -2,22 +2,24 @@
 
 from __future__ import annotations
 
+from copy_tasks.probes.families.squad_length.data import BIN_EDGES, SQUAD_SOURCE, make_squad_docs
+from copy_tasks.probes.families.squad_length.scoring import score_squad, score_squad_authors
 from copy_tasks.probes.family import Family, register
-from copy_tasks.probes.squad import BIN_EDGES, SQUAD_SOURCE, make_squad_docs
-from copy_tasks.probes.squad_scoring import score_squad, score_squad_authors
 
 FAMILY = register(Family(
     name="squad_length",
+    summary="a question on a paragraph, binned by its length",
     unit="words",
     lengths=BIN_EDGES,
     default_docs=100,
     min_length=1,
-    needs_download=True,
+    downloads="SQuAD v2, or a local copy",
     make_doc=None,
     score_generation=lambda generation, doc: score_squad(generation, doc["answers"]),
     score_authors=lambda generation, doc: score_squad_authors(generation, doc["answers"]),
     # The authors' cut: our rule reads the first line, theirs everything before a blank line.
     stop_sequences=("\n\n",),
+    scoring_group="SQuAD",
     partial_credit=("f1",),
     authors_metrics=("authors_exact_match", "authors_f1"),
     options=(SQUAD_SOURCE,),

@@ -11,7 +11,6 @@ must write), as a table around the point where the string stops fitting and as a
 from __future__ import annotations
 
 import argparse
-import io
 from pathlib import Path
 
 from copy_tasks.models.answers import cut_at_stops
@@ -19,6 +18,7 @@ from copy_tasks.models.bounded_state import LETTER_BITS, BoundedStateReader
 from copy_tasks.models.ngram_copier import NgramCopier, mode_name
 from copy_tasks.probes.doc_sets import generate_docs
 from copy_tasks.probes.families import FAMILIES
+from copy_tasks.report.plots import Line, line_plot
 
 SEED = 1234
 FINE_LENGTHS = range(2, 101)
@@ -69,26 +69,10 @@ def bound_curve(docs: int, bits: int) -> dict[int, tuple[float, float]]:
 
 
 def bound_plot(curve: dict[int, tuple[float, float]], bits: int) -> bytes:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    from matplotlib import pyplot
-
     lengths = sorted(curve)
-    figure, axes = pyplot.subplots(figsize=(7.0, 3.6), dpi=100)
-    axes.plot(lengths, [curve[n][1] for n in lengths], color="grey", label=f"bound min(1, 2^{bits} / 26^(L-1))")
-    axes.plot(lengths, [curve[n][0] for n in lengths], marker="o", markersize=3, linestyle="none",
-              label=f"bounded_state B={bits}")
-    axes.set_xlabel("string length L (symbols)")
-    axes.set_ylabel("exact match (random_copy)")
-    axes.set_ylim(-0.05, 1.05)
-    axes.grid(True, alpha=0.3)
-    axes.legend(fontsize=8)
-    figure.tight_layout()
-    buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", metadata={"Software": None})
-    pyplot.close(figure)
-    return buffer.getvalue()
+    return line_plot([Line(f"bound min(1, 2^{bits} / 26^(L-1))", lengths, [curve[n][1] for n in lengths], grey=True),
+                      Line(f"bounded_state B={bits}", lengths, [curve[n][0] for n in lengths], markers_only=True)],
+                     "string length L (symbols)", "exact match (random_copy)", legend_outside=False)
 
 
 def page(table, curve, docs: int, bits: int) -> str:

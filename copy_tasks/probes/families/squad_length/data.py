@@ -219,11 +219,13 @@ def manifest(source: str, seed: int, count: int) -> dict:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """`python -m copy_tasks.probes.squad SOURCE [--seed S] [--docs N]`: print the selection manifest."""
+    """`python -m copy_tasks.probes.families.squad_length.data SOURCE [--seed S] [--docs N]`:
+    print the selection manifest."""
     import argparse
     import sys
 
-    parser = argparse.ArgumentParser(prog="python -m copy_tasks.probes.squad", description=main.__doc__)
+    parser = argparse.ArgumentParser(prog="python -m copy_tasks.probes.families.squad_length.data",
+                                     description=main.__doc__)
     parser.add_argument("source", help=f"{SQUAD_V2}, a SQuAD-format JSON file or a saved datasets folder")
     parser.add_argument("--seed", type=int, default=1234)
     parser.add_argument("--docs", type=int, default=100, help="paragraphs per bin")

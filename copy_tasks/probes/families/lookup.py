@@ -1,4 +1,5 @@
-"""The n-gram lookup probes: give the k symbols that follow a key n-gram in a string.
+"""`lookup_prefix` and `lookup_suffix`, the n-gram lookup probes: give the k symbols that
+follow a key n-gram in a string. This module declares both families.
 
 Suffix key (`lookup_suffix`): the string comes first and the key after it, so a model must
 have kept the whole string. Prefix key (`lookup_prefix`): the key comes first, so a model only
@@ -31,7 +32,7 @@ from functools import partial
 
 import numpy as np
 
-from copy_tasks.probes.family import Family, against_target
+from copy_tasks.probes.family import Family, SuiteLengths, against_target, register, up_to
 from copy_tasks.probes.options import ChoiceOption, IntOption
 
 ALPHABET = np.frombuffer(b"abcdefghijklmnopqrstuvwxyz", dtype=np.uint8)
@@ -194,12 +195,15 @@ def score_lookup_authors(generation: str, target: str) -> dict[str, float]:
     return {"authors_exact_match": float("".join(generation.split())[: len(target)] == target)}
 
 
+LENGTHS = (20, 50, 100, 200, 500, 1000)
+LOOKUP_FORMAT = ChoiceOption("copy_tasks_lookup_format", "fmt", "the lookup prompt format", default="natural",
+                             choices=FORMATS)
 LOOKUP_OPTIONS = (
     IntOption("copy_tasks_lookup_key_length", "key_length", "the key length n (letters)",
               default=4, minimum=1, maximum=16),
     IntOption("copy_tasks_lookup_answer_length", "answer_length", "the answer length k (letters)",
               default=4, minimum=1, maximum=16),
-    ChoiceOption("copy_tasks_lookup_format", "fmt", "the lookup prompt format", default="natural", choices=FORMATS),
+    LOOKUP_FORMAT,
 )
 
 
@@ -208,18 +212,26 @@ def lookup_family(key_place: str) -> Family:
     before the string."""
     return Family(
         name=f"lookup_{key_place}",
+        summary=("the letters after a key given before the string" if key_place == "prefix" else
+                 "the same docs, the key given after the string"),
         unit="letters",
-        lengths=(20, 50, 100, 200, 500, 1000),
+        lengths=LENGTHS,
         default_docs=200,
         min_length=2,
-        needs_download=False,
         make_doc=partial(make_lookup_doc, key_place=key_place),
         score_generation=against_target(score_lookup),
         score_authors=against_target(score_lookup_authors),
         stop_sequences=("\n", "."),
+        scoring_group="lookups",
+        suite=SuiteLengths(quick_generation=up_to(LENGTHS, 100), quick_teacher_forced=up_to(LENGTHS, 200),
+                           published=up_to(LENGTHS, 500)),
         partial_credit=("symbol_accuracy",),
         data_key="lookup",
         options=LOOKUP_OPTIONS,
         chat_instruction="Each block gives a string of letters and a key from it. Continue the last block's key "
                          "with the letters that follow the key in its string, as the blocks before it do.",
     )
+
+
+PREFIX = register(lookup_family("prefix"))
+SUFFIX = register(lookup_family("suffix"))

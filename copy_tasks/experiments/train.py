@@ -1,5 +1,5 @@
 """`copy-tasks train`: train a NoPE transformer, a RoPE transformer and a Mamba-2 from scratch
-on our probes (`copy_tasks.models.training`), score them through plain `lm_eval`, and report
+on our probes (`copy_tasks.experiments.training`), score them through plain `lm_eval`, and report
 the paper's three synthetic experiments.
 
     copy-tasks train --out runs/train                     # the full recipe: about 40 minutes
@@ -24,19 +24,23 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+from copy_tasks.experiments.lm_eval_runner import LmEvalRun, launch, link_models
+from copy_tasks.experiments.training import ARCHITECTURES, RECIPES, Recipe, train
 from copy_tasks.harness.task_yamls import write_length_tasks
-from copy_tasks.models.training import ARCHITECTURES, RECIPES, Recipe, train
 from copy_tasks.probes.families import FAMILIES
+from copy_tasks.probes.families.lookup import LOOKUP_FORMAT
+from copy_tasks.probes.options import DOCS
+from copy_tasks.report.plots import Line, line_plot
+from copy_tasks.report.results import exact_match_scores
 from copy_tasks.report.summary import effective_length
 
-DOCS = 50  # docs per length of every evaluation
+EVALUATION_DOCS = 50  # docs per length of every evaluation
 THRESHOLD = 0.9  # exact match at which a model has learned to copy (experiment 1)
 
 
@@ -69,51 +73,31 @@ def write_tasks(recipe: Recipe, folder: Path) -> None:
 
 
 def lm_eval(model: str, model_args: str, tasks: list[str], out: Path, cwd: Path, include: Path) -> dict:
-    """One plain `lm_eval` run (our reference models need `copy-tasks run`); its results."""
-    entry = ["-m", "lm_eval", "run"] if model == "hf" else ["-m", "copy_tasks", "run"]
-    command = [sys.executable, *entry, "--model", model, "--tasks", ",".join(tasks), "--include_path", str(include),
-               "--metadata", json.dumps({"copy_tasks_docs": DOCS, "copy_tasks_lookup_format": "paper"}),
-               "--batch_size", "16", "--output_path", str(out)]
-    if model_args:
-        command += ["--model_args", model_args]
-    if model == "hf":
-        command += ["--device", "cpu"]
-    environment = {**os.environ, "TOKENIZERS_PARALLELISM": "false"}
-    subprocess.run(command, cwd=cwd, env=environment, check=True, stdout=subprocess.DEVNULL)
-    return read_scores(out)
-
-
-def read_scores(folder: Path) -> dict:
-    """{task: exact match} of the latest lm-eval results file under `folder`."""
-    results = json.loads(max(folder.rglob("results_*.json")).read_text())
-    return {task: values.get("exact_match,none") for task, values in results["results"].items()}
+    """One lm-eval run of the experiments; {task: exact match}."""
+    launch(LmEvalRun(model, tuple(tasks), out, model_args=model_args, batch_size=16, include=include,
+                     metadata={DOCS.key: EVALUATION_DOCS, LOOKUP_FORMAT.key: "paper"},
+                     device="cpu" if model == "hf" else None), cwd=cwd, quiet=True)
+    return exact_match_scores(out)
 
 
 def evaluate(recipe: Recipe, out: Path, architectures: tuple[str, ...], bits: int | None) -> dict:
     """Every lm-eval run of the experiments; {run label: {task: exact match}}."""
-    from copy_tasks.suite import redact_config_paths
-
     include, links = out / "tasks", out / "by_name"
     write_tasks(recipe, include)
-    links.mkdir(exist_ok=True)
     scores = {}
     final_tasks = (tasks_for("random_copy", copy_lengths(recipe)) + tasks_for("lookup_prefix", lookup_lengths(recipe))
                    + tasks_for("lookup_suffix", lookup_lengths(recipe)))
     for architecture in architectures:
         for seen in recipe.checkpoints:
             label = f"trained-{architecture}" + ("" if seen == recipe.checkpoints[-1] else f"-{seen}ex")
-            link = links / label
-            if not link.exists():
-                link.symlink_to((out / architecture / f"examples-{seen}").resolve(), target_is_directory=True)
+            link_models(links, {label: out / architecture / f"examples-{seen}"})
             final = seen == recipe.checkpoints[-1]
             tasks = final_tasks if final else tasks_for("random_copy", training_lengths(recipe))
             print(f"copy-tasks train: scoring {label} on {len(tasks)} tasks", file=sys.stderr, flush=True)
             scores[label] = lm_eval("hf", f"pretrained={label}", tasks, out / "results" / label, links, include)
-            redact_config_paths(out / "results" / label, include)
     if bits is not None:
         label = f"bounded_state-{bits}"
         scores[label] = lm_eval("bounded_state", f"bits={bits}", final_tasks, out / "results" / label, out, include)
-        redact_config_paths(out / "results" / label, include)
     return scores
 
 
@@ -129,7 +113,7 @@ def experiments_markdown(recipe: Recipe, scores: dict, summaries: dict, architec
              f"seed {recipe.seed}; `random_copy` strings of {recipe.copy_lengths[0]} to {recipe.copy_lengths[1]} "
              f"symbols and `lookup_prefix`/`lookup_suffix` strings of {recipe.lookup_lengths[0]} to "
              f"{recipe.lookup_lengths[1]} letters in the authors' format (key 4, answer 4), mixed "
-             f"{recipe.mix[0]:.0%}/{recipe.mix[1]:.0%}/{recipe.mix[2]:.0%}; {DOCS} docs per length, greedy, "
+             f"{recipe.mix[0]:.0%}/{recipe.mix[1]:.0%}/{recipe.mix[2]:.0%}; {EVALUATION_DOCS} docs per length, greedy, "
              "scored through `lm_eval`.", "",
              "| model | parameters | final loss | training time (s) |", "|---|---:|---:|---:|"]
     for architecture in architectures:
@@ -193,40 +177,21 @@ def recipe_name(recipe: Recipe) -> str:
 
 def plots(recipe: Recipe, figures: dict, architectures, folder: Path) -> list[str]:
     """The three experiments' plots, written to `folder`; their file names."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    from matplotlib import pyplot
-
-    names = []
-    drawings = (
-        ("training_examples_needed.png", "examples seen", recipe.checkpoints,
-         [(architecture, figures[f"trained-{architecture}"]["examples_curve"]) for architecture in architectures],
-         False),
-        ("training_length_generalization.png", "string length (symbols)", copy_lengths(recipe),
-         [(label, values["copy_curve"]) for label, values in figures.items() if "copy_curve" in values], True),
-        ("training_prefix_suffix.png", "string length (letters)", lookup_lengths(recipe),
-         [(f"{label} {place}", values[f"lookup_{place}"]) for label, values in figures.items()
-          if "lookup_prefix" in values for place in ("prefix", "suffix")], False),
-    )
-    for name, xlabel, xs, lines, log in drawings:
-        figure, axes = pyplot.subplots(figsize=(7.5, 3.8), dpi=100)
-        for label, ys in lines:
-            style = "--" if label.endswith("suffix") else "-"
-            axes.plot([x for x, y in zip(xs, ys) if y is not None], [y for y in ys if y is not None], style,
-                      marker="o", markersize=3, label=label)
-        if log:
-            axes.set_xscale("log")
-        axes.set_xlabel(xlabel)
-        axes.set_ylabel("exact match")
-        axes.set_ylim(-0.05, 1.05)
-        axes.grid(True, alpha=0.3)
-        axes.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0)
-        figure.subplots_adjust(left=0.09, right=0.66, bottom=0.14, top=0.95)
-        figure.savefig(folder / name, format="png", metadata={"Software": None})
-        pyplot.close(figure)
-        names.append(name)
-    return names
+    drawings = {
+        "training_examples_needed.png": line_plot(
+            [Line(architecture, recipe.checkpoints, figures[f"trained-{architecture}"]["examples_curve"])
+             for architecture in architectures], "examples seen"),
+        "training_length_generalization.png": line_plot(
+            [Line(label, copy_lengths(recipe), values["copy_curve"]) for label, values in figures.items()
+             if "copy_curve" in values], "string length (symbols)", log_x=True),
+        "training_prefix_suffix.png": line_plot(
+            [Line(f"{label} {place}", lookup_lengths(recipe), values[f"lookup_{place}"], dashed=place == "suffix")
+             for label, values in figures.items() if "lookup_prefix" in values for place in ("prefix", "suffix")],
+            "string length (letters)"),
+    }
+    for name, png in drawings.items():
+        (folder / name).write_bytes(png)
+    return list(drawings)
 
 
 def publish(out: Path, leaderboard: Path, markdown: str, plot_names: list[str]) -> None:
@@ -293,7 +258,7 @@ def report_again(out: Path, leaderboard: Path | None) -> dict:
     if not record_file.is_file():
         raise SystemExit(f"copy-tasks train: --report-only: {out} holds no training.json (no finished run)")
     record = json.loads(record_file.read_text())
-    scores = {folder.name: read_scores(folder) for folder in sorted((out / "results").iterdir())}
+    scores = {folder.name: exact_match_scores(folder) for folder in sorted((out / "results").iterdir())}
     return report(record, scores, out, leaderboard)
 
 

@@ -1,0 +1,189 @@
+"""`copy-tasks suite`: run the offline families on several models, then build the leaderboard.
+
+One lm-eval run per model and variant (`copy_tasks.experiments.lm_eval_runner`), then
+`copy-tasks leaderboard` over all the result folders. Two presets:
+
+- `quick` (the README's main job): Gemma 3 270M with 5 docs per length; both reference models
+  over every length and variant with 20 docs.
+- `published` (the `leaderboard/` folder): Gemma 3 270M and SmolLM2 135M with 25 docs per
+  length, the same docs generated and teacher-forced; SmolLM2 also under its chat template
+  (`--apply_chat_template`, run label `smollm2-135m-chat`); both reference models over every
+  length and variant at the families' default doc counts.
+
+Which lengths of each offline family the pretrained models run, per preset and variant, is the
+family's declaration (`Family.suite_lengths`): today every family teacher-forced up to 200 and
+the phone book and lookups also generated up to 100 in `quick`; the phone book and random
+strings up to 200, the lookups up to 500 and n = 1 to 8 in `published`; the phone book and
+random strings under the chat template.
+
+Models prepared by `copy-tasks model` are run as `pretrained=<name>` from a folder of links to
+them in the model cache (`by_name/`), so the results name the model, not a path on this machine.
+
+    >>> [run.label for run in plan("quick")]
+    ['gemma-3-270m', 'gemma-3-270m', 'ngram_copier', 'bounded_state']
+    >>> [run.label for run in plan("published", ("smollm2-135m-chat",))]
+    ['smollm2-135m-chat', 'smollm2-135m-chat']
+    >>> plan("quick")[0].tasks[:4]
+    ('lookup_prefix_20', 'lookup_prefix_50', 'lookup_prefix_100', 'lookup_suffix_20')
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from copy_tasks.experiments.lm_eval_runner import LmEvalRun, launch, link_models
+from copy_tasks.models import REFERENCE_MODELS
+from copy_tasks.probes.families import FAMILIES
+from copy_tasks.probes.family import GENERATION, TEACHER_FORCED, VARIANTS, Family
+from copy_tasks.probes.options import DOCS
+
+
+@dataclass(frozen=True)
+class Preset:
+    """Which models a preset runs, how many docs each variant gets, how many docs the reference
+    models get, and which models also run under their chat template. The lengths each family
+    runs at are the family's declaration (`Family.suite_lengths`)."""
+
+    models: tuple[str, ...]
+    docs: int  # per length, the same docs generated and teacher-forced
+    reference_docs: int | None  # None: each family's default
+    chat_models: tuple[str, ...] = ()
+
+
+PRESETS = {
+    # Generation costs a decoding step per answer token (Gemma 3 on 2 cores: about 10 per
+    # second), so the quick preset generates only the short answers (phone book, lookups) and
+    # scores every family teacher-forced, one forward pass per doc.
+    "quick": Preset(models=("gemma-3-270m", *REFERENCE_MODELS), docs=5, reference_docs=20),
+    "published": Preset(models=("gemma-3-270m", "smollm2-135m", *REFERENCE_MODELS), docs=25, reference_docs=None,
+                        chat_models=("smollm2-135m",)),
+}
+
+
+def offline_families() -> list[Family]:
+    """The families that need no download, in the family table's order."""
+    return [family for family in FAMILIES.values() if not family.needs_download]
+
+
+# Requests per batch for the pretrained models: generation batches by equal budgets, which
+# the budget ladder keeps few; on 2 CPU cores 8 decodes about 2.5x faster than 1.
+MODEL_BATCH_SIZE = 8
+
+
+@dataclass(frozen=True)
+class SuiteRun:
+    """One lm-eval run: a model, its backend and model args, the tasks and the doc count;
+    `chat`: under the model's chat template. `label` names the run's results folder."""
+
+    label: str
+    backend: str
+    model_args: str
+    tasks: tuple[str, ...]
+    docs: int | None
+    batch_size: int = 1
+    chat: bool = False
+    model: str = ""  # the prepared model it runs, if any
+
+    def lm_eval_run(self, results_dir: Path) -> LmEvalRun:
+        """This run as lm-eval runs it, its results under `results_dir/<label>/`; a pretrained
+        model's samples are logged."""
+        pretrained = bool(self.model_args)
+        return LmEvalRun(self.backend, self.tasks, results_dir / self.label, model_args=self.model_args,
+                         metadata={DOCS.key: self.docs} if self.docs is not None else {},
+                         batch_size=self.batch_size, chat=self.chat, log_samples=pretrained,
+                         device="cpu" if pretrained else None)
+
+
+def _tasks(lengths_preset: str | None, variant: str) -> tuple[str, ...]:
+    """The task names of one variant, family by family, at the lengths each family declares for
+    the preset (`Family.suite_lengths`; None: every length)."""
+    return tuple(family.task_name(length, variant == TEACHER_FORCED) for family in offline_families()
+                 for length in (family.lengths if lengths_preset is None else
+                                family.suite_lengths.lengths(lengths_preset, variant)))
+
+
+CHAT_SUFFIX = "-chat"
+
+
+def plan(preset_name: str, labels: tuple[str, ...] | None = None) -> list[SuiteRun]:
+    """The runs of a preset, in order (those with the given labels, if any): one per reference
+    model (every task), two per pretrained model (generation, then teacher-forced, each with
+    its doc count; doc i is the same doc in both, so their verdicts can be compared), and two
+    more under the chat template for each chat model (label `<model>-chat`)."""
+    preset = PRESETS[preset_name]
+    runs = []
+    for model in preset.models:
+        if model in REFERENCE_MODELS:
+            every = _tasks(None, GENERATION) + _tasks(None, TEACHER_FORCED)
+            runs.append(SuiteRun(model, model, "", every, preset.reference_docs))
+            continue
+        settings = [(model, preset_name, False)]
+        if model in preset.chat_models:
+            settings.append((model + CHAT_SUFFIX, "chat", True))
+        for label, lengths_preset, chat in settings:
+            for variant in VARIANTS:
+                runs.append(SuiteRun(label, "hf_fast", f"pretrained={model}", _tasks(lengths_preset, variant),
+                                     preset.docs, MODEL_BATCH_SIZE, chat=chat, model=model))
+    return [run for run in runs if labels is None or run.label in labels]
+
+
+def run_labels(preset_name: str) -> list[str]:
+    """The labels of a preset's runs, each once, in order."""
+    return list(dict.fromkeys(run.label for run in plan(preset_name)))
+
+
+def run_suite(preset_name: str, out: Path, labels: tuple[str, ...] | None = None) -> None:
+    """Run every model of the preset into `out/results/<label>/`, then build the leaderboard in
+    `out`."""
+    from copy_tasks.experiments.real_models import MODELS, cache_root, prepare
+    from copy_tasks.report.build import build_leaderboard
+
+    out = out.resolve()
+    runs = plan(preset_name, labels)
+    models_dir = cache_root() / "by_name"
+    results_dir = out / "results"
+    results_dir.mkdir(parents=True, exist_ok=True)
+    for step, run in enumerate(runs, start=1):
+        started = time.monotonic()
+        print(f"[{step}/{len(runs)}] {run.label}: {len(run.tasks)} tasks, "
+              f"{run.docs or 'default'} docs per task", file=sys.stderr, flush=True)
+        if run.model in MODELS:
+            link_models(models_dir, {run.model: prepare(run.model)})
+        launch(run.lm_eval_run(results_dir), cwd=models_dir if run.model in MODELS else results_dir)
+        print(f"[{step}/{len(runs)}] {run.label}: done in {time.monotonic() - started:.0f} s",
+              file=sys.stderr, flush=True)
+    build_leaderboard([results_dir], out)
+    print(f"copy-tasks: leaderboard written to {out}", file=sys.stderr)
+
+
+def main(argv: list[str] | None = None) -> None:
+    from copy_tasks.experiments.real_models import ModelError
+
+    parser = argparse.ArgumentParser(prog="copy-tasks suite", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--preset", choices=sorted(PRESETS), default="quick")
+    parser.add_argument("--models", default=None,
+                        help="comma-separated subset of the preset's runs, by label (a model, or "
+                        "<model>-chat for its chat-template runs)")
+    parser.add_argument("--out", type=Path, required=True, help="the leaderboard folder to write")
+    args = parser.parse_args(argv)
+    labels = None
+    if args.models:
+        labels = tuple(name.strip() for name in args.models.split(",") if name.strip())
+        unknown = [name for name in labels if name not in run_labels(args.preset)]
+        if unknown:
+            parser.error(f"--models: unknown {', '.join(unknown)}; the preset {args.preset} runs "
+                         f"{', '.join(run_labels(args.preset))}")
+    try:
+        run_suite(args.preset, args.out, labels)
+    except ModelError as error:
+        print(f"copy-tasks suite: error: {error}", file=sys.stderr)
+        raise SystemExit(1) from None
+    except subprocess.CalledProcessError as error:
+        print(f"copy-tasks suite: an lm-eval run failed (exit {error.returncode}): "
+              f"{' '.join(error.cmd)}", file=sys.stderr)
+        raise SystemExit(1) from None

@@ -1,0 +1,387 @@
+"""Leaderboard rows from lm-eval results: the typed row, and how a results file becomes rows.
+
+`LeaderboardRow` is one row of `leaderboard.csv`: its fields are the CSV's columns, in order,
+each with what it holds (`column_table` prints them for docs/leaderboard.md). A results file
+(read by `copy_tasks.report.results`) gives one row per (task, metric) of each copy-tasks task
+in it (`rows_from_file`); what cannot be used gives a `Problem` naming the file and what is
+wrong, and never stops the other files.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import asdict, dataclass, field, fields
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from copy_tasks.harness.decoding import non_greedy
+from copy_tasks.models import REFERENCE_MODELS
+from copy_tasks.probes.families import FAMILIES, parse_task_name
+from copy_tasks.probes.options import SEED, Recorded
+from copy_tasks.report.results import Problem, UnreadableResults, read_results, read_samples, run_stamp, samples_file
+
+SSM_TYPES = frozenset({"mamba", "mamba2", "falcon_mamba", "rwkv", "rwkv5", "rwkv6", "rwkv7", "xlstm"})
+HYBRID_TYPES = frozenset({
+    "jamba", "zamba", "zamba2", "bamba", "falcon_h1", "granitemoehybrid", "nemotron_h",
+    "recurrent_gemma", "lfm2", "hymba", "qwen3_next", "minimax",
+})
+SKIPPED_RESULT_KEYS = ("alias", "name", "sample_len", "samples", "sample_count")
+PREDICT_ONLY_METRIC = "bypass"  # what lm-eval reports for --predict_only runs
+
+
+def column(meaning: str, numeric: bool = False):
+    """A field of `LeaderboardRow`: what its column holds, and whether it is written as a number."""
+    return field(metadata={"meaning": meaning, "numeric": numeric})
+
+
+Cell = str | int | float | None  # "" or None: an empty cell
+
+
+@dataclass(frozen=True)
+class LeaderboardRow:
+    """One (run, task, metric) of the leaderboard: its key."""
+
+    run: str = column("`<model>@<date of the lm-eval run>`: two runs of one model are two sets of rows")
+    model: str = column("the model: its `pretrained=` name, or an analytic model with its args")
+    model_revision: Cell = column("hub sha or revision, as lm-eval records them")
+    model_source: Cell = column("the PyPI source of a model `copy-tasks model` prepared")
+    backend: str = column("the lm-eval backend (`hf`, `hf_fast`, `vllm`, `ngram_copier`, ...)")
+    dtype: str = column("the model's dtype, as lm-eval records it")
+    parameters: Cell = column("the model's parameter count", numeric=True)
+    architecture: str = column("`transformer`, `ssm`, `hybrid`, `reference model` or `unknown`, from the "
+                               "`model_type` of the model's config")
+    model_type: Cell = column("the `model_type` of the model's config")
+    lm_eval_version: Cell = column("lm-eval's version in the run")
+    copy_tasks_version: Cell = column("copy-tasks' version in the run")
+    task: str = column("the lm-eval task, `<family>[_tf]_<length>`")
+    family: str = column("the probe family")
+    variant: str = column("`generation` or `teacher_forced`")
+    task_version: Cell = column("the task's version (the family README's changelog says what changed)", numeric=True)
+    task_hash: Cell = column("lm-eval's hash of the task's samples")
+    docs_sha256: Cell = column("copy-tasks' fingerprint of the docs: the same docs, the same value")
+    seed: Cell = column("the data seed", numeric=True)
+    length: int = column("the length, in `unit`", numeric=True)
+    unit: str = column("the family's unit of length (entries, symbols, words, letters, n)")
+    metric: str = column("the metric (`exact_match`, `authors_exact_match`, `overflow`, ...)")
+    n: Cell = column("the docs behind the value", numeric=True)
+    value: float | None = column("the metric's value (empty: not reported, or NaN)", numeric=True)
+    stderr: float | None = column("its standard error", numeric=True)
+    overflow_docs: Cell = column("docs whose prompt and answer did not fit the context, or `unknown`", numeric=True)
+    date: str = column("the run's date, UTC")
+    flags: str = column("what changes what the number means, `;`-separated (`limit=5`, `samples=3|7`, "
+                        "`gen_kwargs={...}`, `not_greedy`, `chat_template`, `system_instruction=<sha>`, "
+                        "`num_fewshot=k`, `max_gen_toks_sent=...`, family options other than their defaults), "
+                        "each cut at 120 characters")
+    source_file: str = column("the name of the results file the row came from")
+
+    def cells(self) -> dict[str, Cell]:
+        """The row as {column: value}, without `schema_version`."""
+        return asdict(self)
+
+
+SCHEMA_VERSION = "1"
+COLUMNS = ("schema_version", *(entry.name for entry in fields(LeaderboardRow)))
+NUMERIC_COLUMNS = frozenset(entry.name for entry in fields(LeaderboardRow) if entry.metadata["numeric"])
+
+
+def column_table() -> str:
+    """The CSV's columns as a Markdown table, in order (docs/leaderboard.md prints it).
+
+    >>> print(column_table().splitlines()[3])
+    | `run` | `<model>@<date of the lm-eval run>`: two runs of one model are two sets of rows |
+    """
+    lines = ["| column | holds |", "|---|---|",
+             f"| `schema_version` | the CSV's schema, `{SCHEMA_VERSION}`; a build refuses a CSV of another |"]
+    for entry in fields(LeaderboardRow):
+        meaning = entry.metadata["meaning"].replace("|", "\\|")  # a `|` would end the Markdown cell
+        lines.append(f"| `{entry.name}` | {meaning} |")
+    return "\n".join(lines)
+
+
+def architecture(backend: str, model_type: str | None) -> str:
+    """The architecture family of a model, from its lm-eval backend and its config's model_type.
+
+    >>> architecture("hf", "mamba"), architecture("hf", "jamba"), architecture("hf", "llama")
+    ('ssm', 'hybrid', 'transformer')
+    >>> architecture("ngram_copier", None), architecture("vllm", None)
+    ('reference model', 'unknown')
+    """
+    if backend in REFERENCE_MODELS:
+        return "reference model"
+    if backend == "mamba_ssm" or model_type in SSM_TYPES:
+        return "ssm"
+    if model_type in HYBRID_TYPES:
+        return "hybrid"
+    return "transformer" if model_type else "unknown"
+
+
+LARGEST_VALUE = 1e9  # no metric, stderr or count of ours comes near; larger values are corrupt
+
+
+def _number(value: Any) -> float | None:
+    """A finite value of plausible size as a float, else None (lm-eval's "N/A", NaN, missing,
+    infinite, or a number too large to be a metric).
+
+    >>> _number(0.25), _number("N/A"), _number(float("inf")), _number(10**400), _number(True)
+    (0.25, None, None, None, None)
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    try:
+        number = float(value)
+    except OverflowError:
+        return None
+    return number if math.isfinite(number) and abs(number) <= LARGEST_VALUE else None
+
+
+def _count(value: Any) -> int | str:
+    """A count (n, seed, overflowed docs, parameters) as a non-negative int, or empty."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 2**63:
+        return ""
+    return value
+
+
+def _is_missing(value: Any) -> bool:
+    return value is None or value == "N/A" or (isinstance(value, float) and math.isnan(value))
+
+
+def _mapping(value: Any, what: str) -> dict:
+    """`value` if it is a JSON object (or absent: {}), else a TypeError naming the field."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise TypeError(f"{what} is a {type(value).__name__}, not an object")
+    return value
+
+
+def _model_id(data: dict) -> str:
+    config = _mapping(data.get("config"), "config")
+    backend = str(config.get("model") or data.get("model_source") or "")
+    if backend in REFERENCE_MODELS:
+        args = config.get("model_args") or {}
+        if isinstance(args, dict) and args:
+            return backend + "(" + ",".join(f"{key}={args[key]}" for key in sorted(args)) + ")"
+        return backend
+    args = config.get("model_args")
+    pretrained = args.get("pretrained") if isinstance(args, dict) else None
+    return str(data.get("model_name") or pretrained or backend)
+
+
+def _run_date(data: dict, path: Path) -> str:
+    """The run's date from lm-eval's timestamp, else (missing, NaN, out of range) from the file name."""
+    date = data.get("date")
+    if isinstance(date, (int, float)) and not isinstance(date, bool):
+        try:
+            return datetime.fromtimestamp(date, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        except (ValueError, OverflowError, OSError):
+            pass
+    return run_stamp(path)
+
+
+def _samples(path: Path, task: str) -> tuple[list[dict] | None, Problem | None]:
+    """The logged samples of a task beside its results file (None when there are none or they
+    cannot be read, with the problem)."""
+    samples = samples_file(path, task)
+    if not samples.is_file():
+        return None, None
+    try:
+        return read_samples(samples), None
+    except UnreadableResults as error:
+        return None, Problem(str(samples), f"{error}; n taken from the results file")
+
+
+def _scalar(value: Any) -> str | float | int:
+    """A text or number cell (a task version, hash, fingerprint), or empty for anything else."""
+    return value if isinstance(value, (str, int, float)) and not isinstance(value, bool) and _plain(value) else ""
+
+
+def _plain(value: str | int | float) -> bool:
+    return _number(value) is not None if isinstance(value, (int, float)) else len(value) < 200
+
+
+def _shown(value: Any) -> str:
+    """A value for a message, cut short (a corrupt file can hold a 400-digit number)."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _gen_kwargs(value: Any) -> dict:
+    """lm-eval's recorded `--gen_kwargs`: a dict, or the command line's `k=v,k=v` string."""
+    if isinstance(value, dict):
+        return value
+    if isinstance(value, str) and value.strip():
+        pairs = (item.partition("=") for item in value.split(","))
+        return {key.strip(): raw.strip() for key, _, raw in pairs if key.strip()}
+    return {}
+
+
+FLAG_LENGTH = 120  # a flag's text is cut to this many characters (a results file can hold anything)
+
+
+def _capped(flag: str) -> str:
+    """A flag cut to `FLAG_LENGTH` characters, saying how long it was.
+
+    >>> _capped("limit=" + "9" * 200)[-20:]
+    '... (206 characters)'
+    """
+    return flag if len(flag) <= FLAG_LENGTH else f"{flag[:FLAG_LENGTH - 24]}... ({len(flag)} characters)"
+
+
+def _listed(values: list) -> str:
+    """A list of doc indices for a flag: `3|7`, at most 10 shown.
+
+    >>> _listed([3, 7]), _listed(list(range(12)))
+    ('3|7', '0|1|2|3|4|5|6|7|8|9|... (12 docs)')
+    """
+    shown = "|".join(str(value) for value in values[:10])
+    return shown + (f"|... ({len(values)} docs)" if len(values) > 10 else "")
+
+
+def _flags(data: dict, n_shot: Any, metadata: dict, family_name: str) -> str:
+    """What made a run differ from the tasks' defaults: the docs scored (`limit`, `samples`),
+    the decoding (`max_gen_toks_sent`, `gen_kwargs`, and `not_greedy` when they replace greedy
+    decoding), the prompt (`chat_template`, `system_instruction`, `num_fewshot`), and options
+    of the family (a lookup in the authors' format is other docs than the default). A user's
+    `max_gen_toks` is shown as the budgets our task really sent (it only raises budgets), when
+    the task recorded them."""
+    config = _mapping(data.get("config"), "config")
+    flags = []
+    limit = metadata.get(Recorded.LIMIT, config.get("limit"))
+    if limit is not None:
+        flags.append(f"limit={limit}")
+    if isinstance(metadata.get(Recorded.SAMPLES), list):
+        flags.append("samples=" + _listed(metadata[Recorded.SAMPLES]))
+    gen_kwargs = dict(_gen_kwargs(config.get("gen_kwargs")))
+    sent = metadata.get(Recorded.GENERATION_BUDGETS)
+    if "max_gen_toks" in gen_kwargs and isinstance(sent, list) and sent:
+        del gen_kwargs["max_gen_toks"]
+        flags.append("max_gen_toks_sent=" + "|".join(str(budget) for budget in sent))
+    if gen_kwargs:
+        flags.append("gen_kwargs=" + json.dumps(gen_kwargs, sort_keys=True))
+    if non_greedy(gen_kwargs):
+        flags.append("not_greedy")
+    if (data.get("chat_template") or data.get("chat_template_sha")
+            or metadata.get(Recorded.PROMPT_FORMAT) == "chat"):
+        flags.append("chat_template")
+    if data.get("system_instruction") or data.get("system_instruction_sha"):
+        flags.append(f"system_instruction={str(data.get('system_instruction_sha') or '')[:12]}".rstrip("="))
+    if n_shot not in (None, 0, "0"):
+        flags.append(f"num_fewshot={n_shot}")
+    for option in FAMILIES[family_name].options:
+        value = metadata.get(option.key, option.default)
+        if value != option.default and isinstance(value, (str, int)):
+            flags.append(f"{option.key}={value}")
+    return ";".join(_capped(flag) for flag in flags)
+
+
+def rows_from_file(path: Path) -> tuple[list[LeaderboardRow], list[Problem]]:
+    """The leaderboard rows of one results file, and what was wrong with it. Nothing in one
+    file stops the others: a file that cannot be read as lm-eval results is skipped, named,
+    with the reason."""
+    try:
+        data = read_results(path)
+    except UnreadableResults as error:
+        return [], [Problem(str(path), f"{error}; skipped", skipped=True)]
+    try:
+        return _rows(path, data)
+    except (TypeError, ValueError, AttributeError, KeyError, RecursionError) as error:
+        return [], [Problem(str(path), f"is not lm-eval results as this reader knows them ({type(error).__name__}: "
+                                       f"{error}); skipped", skipped=True)]
+
+
+def _our_tasks(path: Path, data: Any) -> tuple[dict[str, tuple[str, str, int]], list[Problem]]:
+    """{task: (family, variant, length)} of the copy-tasks tasks a results file scored, or the
+    problem that leaves the whole file out."""
+    if not isinstance(data, dict) or not isinstance(data.get("results"), dict):
+        return {}, [Problem(str(path), "is not an lm-eval results file (no \"results\" object); skipped", skipped=True)]
+    ours = {task: parse_task_name(task) for task in data["results"]}
+    ours = {task: parsed for task, parsed in ours.items() if parsed and parsed[2] > 0}
+    if not ours:
+        tasks = ", ".join(sorted(data["results"])) or "none"
+        return {}, [Problem(str(path), f"has no copy-tasks task (its tasks: {tasks}); skipped", skipped=True)]
+    results = {task: _mapping(data["results"][task], f"results.{task}") for task in ours}
+    if all(any(key.startswith(PREDICT_ONLY_METRIC + ",") for key in results[task]) for task in ours):
+        return {}, [Problem(str(path), "holds predictions only (lm-eval --predict_only: no scores); left out")]
+    return ours, []
+
+
+def _rows(path: Path, data: Any) -> tuple[list[LeaderboardRow], list[Problem]]:
+    ours, problems = _our_tasks(path, data)
+    if not ours:
+        return [], problems
+    model = _model_id(data)
+    if any(char in model for char in "\r\n"):
+        problems.append(Problem(str(path), f"model name {model!r} has line breaks; written with spaces"))
+        model = re.sub(r"[\r\n]+", " ", model)
+    rows: list[LeaderboardRow] = []
+    for task in sorted(ours):
+        common, task_problems = _task_cells(path, data, model, task, ours[task])
+        task_rows, value_problems = _metric_rows(path, task, _mapping(data["results"][task], f"results.{task}"), common)
+        rows += task_rows
+        problems += task_problems + value_problems
+    return rows, problems
+
+
+def _task_cells(path: Path, data: dict, model: str, task: str, parsed: tuple[str, str, int]) -> tuple[dict, list]:
+    """Every cell of a task's rows but the metric's own, and what was wrong with its n."""
+    family_name, variant, length = parsed
+    config = _mapping(data.get("config"), "config")
+    metadata = _mapping(_mapping(_mapping(data.get("configs"), "configs").get(task), f"configs.{task}").get("metadata"),
+                        f"configs.{task}.metadata")
+    problems = []
+    n = _count(_mapping(_mapping(data.get("n-samples"), "n-samples").get(task), f"n-samples.{task}").get(
+        "effective")) or None
+    samples, samples_problem = _samples(path, task)
+    if samples_problem:
+        problems.append(samples_problem)
+    if samples is not None and n is not None and len(samples) != n:
+        problems.append(Problem(str(path), f"{task}: {len(samples)} logged samples but n={n}; "
+                                           "n taken from the samples"))
+    if samples is not None:
+        n = len(samples)
+    backend = str(config.get("model") or data.get("model_source") or "")
+    model_type = _scalar(metadata.get(Recorded.MODEL_TYPE))
+    date = _run_date(data, path)
+    overflow = metadata.get(Recorded.OVERFLOW_DOCS)
+    return {
+        "run": f"{model}@{date}", "model": model,
+        "model_revision": _scalar(config.get("model_sha") or config.get("model_revision")),
+        "model_source": _scalar(metadata.get(Recorded.MODEL_SOURCE)), "backend": backend,
+        "dtype": str(config.get("model_dtype") or ""), "parameters": _count(config.get("model_num_parameters")) or "",
+        "architecture": architecture(backend, model_type or None), "model_type": model_type,
+        "lm_eval_version": _scalar(data.get("lm_eval_version")),
+        "copy_tasks_version": _scalar(metadata.get(Recorded.VERSION)),
+        "task": task, "family": family_name, "variant": variant,
+        "task_version": _scalar(_mapping(data.get("versions"), "versions").get(task)),
+        "task_hash": _scalar(_mapping(data.get("task_hashes"), "task_hashes").get(task)),
+        "docs_sha256": _scalar(metadata.get(Recorded.DOCS_SHA256)), "seed": _count(metadata.get(SEED.key)),
+        "length": length, "unit": FAMILIES[family_name].unit, "n": n if n is not None else "",
+        "overflow_docs": "unknown" if overflow == "unknown" else _count(overflow), "date": date,
+        "flags": _flags(data, _mapping(data.get("n-shot"), "n-shot").get(task), metadata, family_name),
+        "source_file": path.name,
+    }, problems
+
+
+def _metric_rows(path: Path, task: str, values: dict, common: dict) -> tuple[list[LeaderboardRow], list[Problem]]:
+    """A row per metric of one task; values that are not plausible numbers are left empty, named."""
+    rows, problems = [], []
+    for key in sorted(values):
+        if key in SKIPPED_RESULT_KEYS or "_stderr," in key or key.startswith(PREDICT_ONLY_METRIC + ","):
+            continue
+        metric, _, metric_filter = key.partition(",")
+        value, stderr = values[key], values.get(f"{metric}_stderr,{metric_filter}")
+        if _number(value) is None and not _is_missing(value):
+            problems.append(Problem(str(path), f"{task}: {metric} = {_shown(value)} is not a finite number of "
+                                               "plausible size; left empty"))
+        if stderr == "N/A":
+            problems.append(Problem(str(path), f"{task}: {metric} has stderr \"N/A\"; left empty"))
+        elif not _is_missing(stderr) and (_number(stderr) is None or _number(stderr) < 0):
+            problems.append(Problem(str(path), f"{task}: {metric} has stderr {_shown(stderr)}, not a number >= 0; "
+                                               "left empty"))
+            stderr = None
+        rows.append(LeaderboardRow(**common, metric=metric if metric_filter in ("none", "") else key,
+                                   value=_number(value), stderr=_number(stderr)))
+    return rows, problems
