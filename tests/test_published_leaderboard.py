@@ -11,6 +11,7 @@ from pathlib import Path
 from copy_tasks.experiments.suite import offline_families
 from copy_tasks.probes.families import parse_task_name
 from copy_tasks.report.build import build_leaderboard
+from copy_tasks.report.summary import area_under_curve, effective_length
 
 PUBLISHED = Path(__file__).resolve().parents[1] / "leaderboard"
 SUITE_MODELS = {"gemma-3-270m": "transformer", "smollm2-135m": "transformer",
@@ -31,7 +32,7 @@ def test_the_csv_regenerates_byte_identically_from_the_raw_results(tmp_path):
 
 
 def test_every_suite_model_ran_every_offline_family_in_both_variants():
-    rows = published_rows()
+    rows = [row for row in published_rows() if row["flags"] != "chat_template"]
     for model, architecture in SUITE_MODELS.items():
         mine = [row for row in rows if row["model"] == model]
         assert {row["architecture"] for row in mine} == {architecture}
@@ -40,6 +41,23 @@ def test_every_suite_model_ran_every_offline_family_in_both_variants():
         }
         assert all(int(row["n"]) >= 25 for row in mine)
         assert {row["flags"] for row in mine} == {""}
+
+
+def test_smollm2_under_its_chat_template_scores_at_least_as_well_per_family():
+    rows = [row for row in published_rows() if row["model"] == "smollm2-135m"]
+    chat = [row for row in rows if row["flags"] == "chat_template"]
+    assert {(row["family"], row["variant"]) for row in chat} == {
+        (family, variant) for family in ("phonebook_copy", "random_copy")
+        for variant in ("generation", "teacher_forced")}
+    assert {row["n"] for row in chat} == {"25"} and {row["task_version"] for row in chat} == {"3.1"}
+    for family in ("phonebook_copy", "random_copy"):
+        for variant in ("generation", "teacher_forced"):
+            points = {flags: [(int(row["length"]), float(row["value"])) for row in rows if row["flags"] == flags
+                              and (row["family"], row["variant"], row["metric"]) == (family, variant, "exact_match")]
+                      for flags in ("", "chat_template")}
+            assert len(points["chat_template"]) == len(points[""]) >= 5
+            assert area_under_curve(points["chat_template"]) >= area_under_curve(points[""]) - 1e-9, family
+            assert effective_length(points["chat_template"]) >= effective_length(points[""]), family
 
 
 def test_the_trained_models_are_there_with_their_architecture_and_50_docs():
@@ -71,7 +89,7 @@ def test_the_summary_names_each_tables_rule():
 
 
 def test_teacher_forced_and_generated_verdicts_agree_on_99_percent_of_docs():
-    for model in ("gemma-3-270m", "smollm2-135m"):
+    for model, docs in (("gemma-3-270m", 25 * 30), ("smollm2-135m", 25 * 30), ("smollm2-135m-chat", 25 * 13)):
         verdicts: dict[tuple[str, int, int], dict[str, float]] = {}
         for path in (PUBLISHED / "results" / model).rglob("samples_*.jsonl"):
             task = path.name.removeprefix("samples_").rsplit("_", 1)[0]
@@ -82,7 +100,7 @@ def test_teacher_forced_and_generated_verdicts_agree_on_99_percent_of_docs():
                     verdicts.setdefault((family, length, sample["doc_id"]), {})[variant] = sample["exact_match"]
         pairs = [both for both in verdicts.values() if len(both) == 2]
         agree = sum(both["generation"] == both["teacher_forced"] for both in pairs)
-        assert len(pairs) >= 25 * 30, model
+        assert len(pairs) >= docs, model
         assert agree / len(pairs) >= 0.99, (model, agree, len(pairs))
 
 

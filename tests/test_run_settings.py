@@ -12,6 +12,7 @@ from conftest import read_results, run_command
 from lm_eval.caching import cache
 
 import copy_tasks
+from copy_tasks.probes.families import FAMILIES
 from copy_tasks.probes.options import UserError
 from copy_tasks.report.build import main as leaderboard_main
 
@@ -135,3 +136,27 @@ def test_with_the_start_up_hook_off_a_cut_prompt_is_detected_not_scored(tiny_mod
     assert "exact_match,none" not in results["results"]["phonebook_copy_50"]  # never scored
     assert results["results"]["phonebook_copy_10"]["overflow,none"] == 0.0
     assert results["configs"]["phonebook_copy_50"]["metadata"]["copy_tasks_overflow_docs"] == 2
+
+
+@pytest.mark.slow
+def test_lm_evals_hf_backend_sends_the_chat_form_and_the_leaderboard_flags_it(tiny_models, tmp_path):
+    """The tiny models' tokenizer has a ChatML template: `hf` renders the user's turn and leaves
+    the assistant's prefill open (lm-eval's gen_prefix, transformers' continue_final_message)."""
+    result = run_command(
+        ["lm_eval", "--model", "hf", "--model_args", f"pretrained={tiny_models['gpt_neox']}", "--device", "cpu",
+         "--tasks", "phonebook_copy_10,random_copy_tf_10", "--limit", "2", "--apply_chat_template", "--log_samples",
+         "--output_path", str(tmp_path / "out")], cwd=tmp_path)
+    assert result.returncode == 0, result.stderr[-3000:]
+    results, samples = read_results(tmp_path / "out")
+    for task in ("phonebook_copy_10", "random_copy_tf_10"):
+        assert results["configs"][task]["metadata"]["copy_tasks_prompt_format"] == "chat"
+        for sample in samples[task]:
+            chat = FAMILIES[sample["doc"]["family"]].chat_form(sample["doc"])
+            context = sample["arguments"]["gen_args_0"]["arg_0"]
+            assert context == f"<|im_start|>user\n{chat.user}<|im_end|>\n<|im_start|>assistant\n{chat.prefill}"
+    assert chat.prefill == sample["doc"]["prompt"].rpartition("\n\n")[2]  # a copy's first symbol
+    built = run_command(["copy-tasks", "leaderboard", str(tmp_path / "out"), "--out", str(tmp_path / "board")],
+                        cwd=tmp_path)
+    assert built.returncode == 0, built.stderr
+    flags = {row["flags"] for row in csv.DictReader((tmp_path / "board" / "leaderboard.csv").open())}
+    assert flags == {"limit=2;chat_template"}
