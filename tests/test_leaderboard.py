@@ -205,9 +205,9 @@ def test_model_names_that_break_csv_or_spreadsheets_are_written_safely(tmp_path,
         write_results(tmp_path / "in", name, {"random_copy_10": {"exact_match": 0.5}},
                       date=f"2026-11-0{day}T10:00:00")
     report = build_leaderboard([tmp_path / "in"], tmp_path / "out")
-    assert any("'two\\nlines' has line breaks; written with spaces" in str(p) for p in report.problems)
+    assert any("'two\\nlines' has line breaks; written as \\r and \\n" in str(p) for p in report.problems)
     models = sorted(row["model"] for row in read_rows(tmp_path / "out"))
-    assert models == ["'-negative", "'=HYPERLINK(\"http://x\")", 'org/model,with "commas"', "two lines"]
+    assert models == ["'-negative", "'=HYPERLINK(\"http://x\")", 'org/model,with "commas"', "two\\nlines"]
     assert all(line.count("\n") == 0 for line in (tmp_path / "out" / "leaderboard.csv").read_text().splitlines())
 
 

@@ -60,12 +60,28 @@ class LmEvalRun:
         return command
 
 
-def launch(run: LmEvalRun, cwd: Path, quiet: bool = False) -> None:
-    """Run lm-eval (CalledProcessError if it fails), then redact the paths in its results.
-    `quiet` keeps lm-eval's table off stdout (its log and progress stay on stderr)."""
+class LmEvalFailed(Exception):
+    """An lm-eval run ended with an error; the message says which, and where its output is."""
+
+
+def launch(run: LmEvalRun, cwd: Path, log: Path | None = None) -> None:
+    """Run lm-eval, then redact the paths in its results. Its output goes to the terminal, or
+    with `log` to that file; a failed run is an `LmEvalFailed` naming the tasks and the log's
+    last line (the child's traceback stays in the log)."""
     environment = {**os.environ, "TOKENIZERS_PARALLELISM": "false"}
-    subprocess.run(run.command(), cwd=cwd, env=environment, check=True,
-                   stdout=subprocess.DEVNULL if quiet else None)
+    tasks = ",".join(run.tasks)
+    if log is None:
+        result = subprocess.run(run.command(), cwd=cwd, env=environment)
+        if result.returncode != 0:
+            raise LmEvalFailed(f"lm-eval failed (exit {result.returncode}) running {run.backend} on {tasks[:200]}")
+    else:
+        log.parent.mkdir(parents=True, exist_ok=True)
+        with log.open("w") as output:
+            result = subprocess.run(run.command(), cwd=cwd, env=environment, stdout=output, stderr=subprocess.STDOUT)
+        if result.returncode != 0:
+            lines = [line for line in log.read_text(errors="replace").splitlines() if line.strip()]
+            raise LmEvalFailed(f"lm-eval failed (exit {result.returncode}) running {run.backend} on {tasks[:200]}: "
+                               f"{lines[-1].strip() if lines else 'no output'} (its output: {log})")
     redact_config_paths(run.output, run.include)
 
 

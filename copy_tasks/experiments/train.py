@@ -25,19 +25,18 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
-import subprocess
 import sys
 import time
 from pathlib import Path
 
-from copy_tasks.experiments.lm_eval_runner import LmEvalRun, launch, link_models
+from copy_tasks.experiments.lm_eval_runner import LmEvalFailed, LmEvalRun, launch, link_models
 from copy_tasks.experiments.training import ARCHITECTURES, RECIPES, Recipe, train
 from copy_tasks.harness.task_yamls import write_length_tasks
 from copy_tasks.probes.families import FAMILIES
 from copy_tasks.probes.families.lookup import LOOKUP_FORMAT
 from copy_tasks.probes.options import DOCS
 from copy_tasks.report.plots import Line, line_plot
-from copy_tasks.report.results import exact_match_scores
+from copy_tasks.report.results import UnreadableResults, exact_match_scores
 from copy_tasks.report.summary import effective_length
 
 EVALUATION_DOCS = 50  # docs per length of every evaluation
@@ -72,11 +71,51 @@ def write_tasks(recipe: Recipe, folder: Path) -> None:
         write_length_tasks(FAMILIES[family], sorted(set(lengths)), folder)
 
 
+RUN_MARKER = "copy_tasks_train.json"  # in a folder `copy-tasks train` made: its runs' start times
+LOG = "train_log.jsonl"
+
+
+class TrainError(Exception):
+    """What a `copy-tasks train` cannot do, in one line."""
+
+
+def claim_run_folder(out: Path) -> str:
+    """Make `out` this run's folder and return the run's stamp: a new or empty folder, or one
+    that holds an earlier run of ours (said on stderr; its log is kept as `train_log.<its
+    stamp>.jsonl`). Any other folder, or a file, is refused: a run writes nowhere else."""
+    stamp = time.strftime("%Y-%m-%dT%H-%M-%S", time.gmtime())
+    if out.exists() and not out.is_dir():
+        raise TrainError(f"--out {out} is a file; give a new or empty folder, or one of an earlier run")
+    marker = out / RUN_MARKER
+    runs = []
+    if out.is_dir() and any(out.iterdir()):
+        if not marker.is_file():
+            raise TrainError(f"--out {out} is not empty and holds no copy-tasks train run (no {RUN_MARKER}); "
+                             "give a new or empty folder, or one of an earlier run")
+        try:
+            runs = json.loads(marker.read_text())["runs"]
+        except (OSError, ValueError, KeyError, TypeError):
+            raise TrainError(f"{marker} is damaged; give a new folder") from None
+        earlier = runs[-1] if runs else "unknown"
+        if (out / LOG).is_file():
+            (out / LOG).rename(out / f"train_log.{earlier}.jsonl")
+        print(f"copy-tasks train: {out} holds an earlier run (started {earlier}); this run replaces its "
+              f"checkpoints and results, and its log is kept as train_log.{earlier}.jsonl", file=sys.stderr)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        marker.write_text(json.dumps({"runs": [*runs, stamp]}))
+    except OSError as error:
+        raise TrainError(f"--out {out}: cannot write there ({error.strerror})") from None
+    return stamp
+
+
 def lm_eval(model: str, model_args: str, tasks: list[str], out: Path, cwd: Path, include: Path) -> dict:
-    """One lm-eval run of the experiments; {task: exact match}."""
+    """One lm-eval run of the experiments (its output in `logs/<label>.log` beside `results/`);
+    {task: exact match}."""
     launch(LmEvalRun(model, tuple(tasks), out, model_args=model_args, batch_size=16, include=include,
                      metadata={DOCS.key: EVALUATION_DOCS, LOOKUP_FORMAT.key: "paper"},
-                     device="cpu" if model == "hf" else None), cwd=cwd, quiet=True)
+                     device="cpu" if model == "hf" else None), cwd=cwd,
+           log=out.parent.parent / "logs" / f"{out.name}.log")
     return exact_match_scores(out)
 
 
@@ -218,7 +257,7 @@ def recurrent_state_bits(summaries: dict) -> int | None:
 
 def run(recipe_name_: str, out: Path, architectures: tuple[str, ...], leaderboard: Path | None) -> dict:
     recipe = RECIPES[recipe_name_]
-    out.mkdir(parents=True, exist_ok=True)
+    claim_run_folder(out)
     started = time.perf_counter()
     summaries = {}
     for architecture in architectures:
@@ -254,11 +293,24 @@ def report(record: dict, scores: dict, out: Path, leaderboard: Path | None) -> d
 def report_again(out: Path, leaderboard: Path | None) -> dict:
     """The report of a finished run rebuilt from its folder (`training.json` and the lm-eval
     results), without training or scoring anything: after a change to the report itself."""
-    record_file = out / "training.json"
+    record_file, results = out / "training.json", out / "results"
     if not record_file.is_file():
-        raise SystemExit(f"copy-tasks train: --report-only: {out} holds no training.json (no finished run)")
-    record = json.loads(record_file.read_text())
-    scores = {folder.name: exact_match_scores(folder) for folder in sorted((out / "results").iterdir())}
+        raise TrainError(f"--report-only: {out} holds no training.json (no finished run)")
+    try:
+        record = json.loads(record_file.read_text())
+        recipe, models = RECIPES[record["recipe"]], record["models"]
+    except (OSError, ValueError, KeyError, TypeError):
+        raise TrainError(f"--report-only: {record_file} is damaged (not the JSON a finished run writes)") from None
+    if not results.is_dir():
+        raise TrainError(f"--report-only: {out} holds no results/ (its models were never scored)")
+    try:
+        scores = {folder.name: exact_match_scores(folder) for folder in sorted(results.iterdir()) if folder.is_dir()}
+    except UnreadableResults as error:
+        raise TrainError(f"--report-only: {error}") from None
+    wanted = [f"trained-{architecture}" + ("" if seen == recipe.checkpoints[-1] else f"-{seen}ex")
+              for architecture in models for seen in recipe.checkpoints]
+    if missing := [label for label in wanted if label not in scores]:
+        raise TrainError(f"--report-only: {results} has no results of {', '.join(missing)}")
     return report(record, scores, out, leaderboard)
 
 
@@ -278,12 +330,14 @@ def main(argv: list[str] | None = None) -> None:
     unknown = [name for name in architectures if name not in ARCHITECTURES]
     if unknown or not architectures:
         parser.error(f"--models: unknown {', '.join(unknown) or '(none given)'}; allowed: {', '.join(ARCHITECTURES)}")
-    if args.report_only:
-        report_again(args.out.resolve(), args.leaderboard)
-        return
     try:
-        run(args.recipe, args.out.resolve(), architectures, args.leaderboard)
-    except subprocess.CalledProcessError as error:
-        print(f"copy-tasks train: an lm-eval run failed (exit {error.returncode}): {' '.join(error.cmd)}",
-              file=sys.stderr)
+        if args.report_only:
+            report_again(args.out.resolve(), args.leaderboard)
+        else:
+            run(args.recipe, args.out.resolve(), architectures, args.leaderboard)
+    except TrainError as error:
+        print(f"copy-tasks train: error: {error}", file=sys.stderr)
+        raise SystemExit(2) from None
+    except LmEvalFailed as error:
+        print(f"copy-tasks train: error: {error}", file=sys.stderr)
         raise SystemExit(1) from None

@@ -203,7 +203,7 @@ def learning_rate(recipe: Recipe, step: int) -> float:
 
 def train(architecture: str, recipe: Recipe, out: Path, progress: bool = True) -> dict:
     """Train one model; save checkpoints (model and tokenizer) under `out/<architecture>/` and
-    append the log to `out/train_log.jsonl`. Returns the run's summary (final loss, wall time)."""
+    append the log to `out/train_log.jsonl` (this run's). Returns the run's summary (final loss, wall time)."""
     import torch
     from tqdm import tqdm
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import fcntl
 import sys
+import tempfile
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -52,6 +53,29 @@ def prepare_out(out: Path) -> None:
     except OSError as error:
         raise LeaderboardFileError(f"--out {out}: cannot make the folder ({error.strerror}: "
                                    f"{error.filename})") from None
+    for folder in (out, out / PLOTS):
+        try:
+            tempfile.TemporaryFile(dir=folder).close()
+        except OSError as error:
+            raise LeaderboardFileError(f"--out {out}: cannot write into {folder} ({error.strerror}); "
+                                       "nothing was written") from None
+
+
+def read_sections(out: Path) -> list[str]:
+    """The Markdown files of `out/sections/`, in name order, each checked before anything is
+    written (a section that cannot be read would leave a summary that does not match the CSV)."""
+    texts = []
+    for path in sorted((out / SECTIONS).glob("*.md")):
+        if not path.is_file():
+            raise LeaderboardFileError(f"{path}: not a regular file; {SECTIONS}/ holds Markdown files, appended "
+                                       "to summary.md. Nothing was written")
+        try:
+            texts.append(path.read_text(encoding="utf-8"))
+        except UnicodeDecodeError as error:
+            raise LeaderboardFileError(f"{path}: not UTF-8 text (byte {error.start}); nothing was written") from None
+        except OSError as error:
+            raise LeaderboardFileError(f"{path}: cannot be read ({error.strerror}); nothing was written") from None
+    return texts
 
 
 @contextmanager
@@ -99,15 +123,16 @@ def build_leaderboard(inputs: list[Path], out: Path, replace: bool = False) -> R
         report.problems += problems
     with locked(out):
         existing = read_csv(out / CSV_NAME)
+        sections = read_sections(out)
         merged, report.notes = merge(existing, format_rows(new_rows), replace=replace)
-        write_atomically(out / CSV_NAME, csv_text(merged))
         shown, run_notes = latest_runs(merged)
         report.notes += run_notes
         plots = all_plots(shown)
+        summary = summary_markdown(shown, sorted(plots), run_notes, sections)
+        write_atomically(out / CSV_NAME, csv_text(merged))
         for name, png in plots.items():
             write_atomically(out / PLOTS / name, png)
-        sections = [path.read_text(encoding="utf-8") for path in sorted((out / SECTIONS).glob("*.md"))]
-        write_atomically(out / SUMMARY_NAME, summary_markdown(shown, sorted(plots), run_notes, sections))
+        write_atomically(out / SUMMARY_NAME, summary)
     return report
 
 

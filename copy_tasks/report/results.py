@@ -56,9 +56,10 @@ def run_stamp(path: Path) -> str:
 
 def _results_in(folder: Path) -> set[Path]:
     """The results files lm-eval wrote under a folder: `results_*.json`, and any
-    `<name>_<date id>.json` (from an `--output_path` that named a file)."""
+    `<name>_<date id>.json` (from an `--output_path` that named a file); regular files only (a
+    FIFO or a device of that name would block a read forever)."""
     return {path for path in folder.rglob("*.json")
-            if path.name.startswith("results_") or RESULTS_NAME.match(path.name)}
+            if (path.name.startswith("results_") or RESULTS_NAME.match(path.name)) and path.is_file()}
 
 
 def find_result_files(inputs: list[Path]) -> tuple[list[Path], list[Problem]]:
@@ -76,6 +77,9 @@ def find_result_files(inputs: list[Path]) -> tuple[list[Path], list[Problem]]:
             found.update(in_folder)
         elif item.is_file():
             found.add(item)
+        elif item.exists():
+            problems.append(Problem(str(item), "is not a regular file or folder (a FIFO, a device?); skipped",
+                                    skipped=True))
         elif item.suffix == ".json" and (written := sorted(
                 path for path in item.parent.glob(f"{glob.escape(item.stem)}_*.json")
                 if (match := RESULTS_NAME.match(path.name)) and match["prefix"] == item.stem)):
@@ -88,6 +92,8 @@ def find_result_files(inputs: list[Path]) -> tuple[list[Path], list[Problem]]:
 
 def read_results(path: Path) -> Any:
     """The JSON of a results file (what it holds is checked by its reader)."""
+    if not path.is_file():
+        raise UnreadableResults("is not a regular file")
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as error:
@@ -96,13 +102,17 @@ def read_results(path: Path) -> Any:
         raise UnreadableResults(f"is not valid JSON, perhaps truncated ({error})") from None
     except RecursionError:
         raise UnreadableResults("is JSON nested too deeply to be lm-eval results") from None
+    except ValueError as error:  # an integer of more digits than Python converts (4,300)
+        raise UnreadableResults(f"holds a value this reader refuses ({str(error).split(';')[0]})") from None
 
 
 def read_samples(path: Path) -> list[dict]:
     """The logged samples of one task (a `samples_*.jsonl` file), in order."""
+    if not path.is_file():
+        raise UnreadableResults("is not a regular file")
     try:
         return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as error:
         reason = "nested too deeply" if isinstance(error, RecursionError) else str(error)
         raise UnreadableResults(f"is not valid JSON lines ({reason})") from None
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from dataclasses import asdict, dataclass, field, fields
 from datetime import datetime, timezone
 from pathlib import Path
@@ -314,8 +313,8 @@ def _rows(path: Path, data: Any) -> tuple[list[LeaderboardRow], list[Problem]]:
         return [], problems
     model = _model_id(data)
     if any(char in model for char in "\r\n"):
-        problems.append(Problem(str(path), f"model name {model!r} has line breaks; written with spaces"))
-        model = re.sub(r"[\r\n]+", " ", model)
+        problems.append(Problem(str(path), f"model name {model!r} has line breaks; written as \\r and \\n"))
+        model = model.replace("\r", "\\r").replace("\n", "\\n")
     rows: list[LeaderboardRow] = []
     for task in sorted(ours):
         common, task_problems = _task_cells(path, data, model, task, ours[task])

@@ -30,11 +30,13 @@ from __future__ import annotations
 import html
 import math
 import re
+import unicodedata
 from collections import defaultdict
 
 from copy_tasks.probes.families import FAMILIES
 from copy_tasks.probes.family import GENERATION, TEACHER_FORCED
 from copy_tasks.report.rows import LARGEST_VALUE
+from copy_tasks.report.table import as_written
 
 THRESHOLD = 0.5
 # The flags (leaderboard column `flags`, `name` or `name=value` joined by `;`) that change
@@ -75,8 +77,9 @@ def series(row: dict) -> str:
     >>> series({"model": "smollm2", "flags": "chat_template;max_gen_toks_sent=50"})
     'smollm2 [chat_template]'
     """
-    setting = split_flags(row["flags"])[0]
-    return f"{row['model']} [{setting}]" if setting else row["model"]
+    setting = split_flags(as_written(row["flags"]))[0]
+    model = as_written(row["model"])
+    return f"{model} [{setting}]" if setting else model
 # (variant, metric, title): one summary table each, in this order.
 TABLES = (
     (GENERATION, "authors_exact_match",
@@ -103,16 +106,22 @@ def latest_runs(rows: list[dict]) -> tuple[list[dict], list[str]]:
     return kept, notes
 
 
-MARKDOWN_SPECIALS = re.compile(r"([\\`*\[\]()!|$~])")
+MARKDOWN_SPECIALS = re.compile(r"([\\`*\[\]()!|$~#]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9]))")
 
 
 def markdown_text(text: str) -> str:
-    r"""Text shown as itself in Markdown: HTML and Markdown syntax escaped.
+    r"""Text shown as itself in Markdown: HTML and Markdown syntax escaped (an underscore only
+    where it could start or end emphasis), and invisible format and control characters (a
+    right-to-left override, a carriage return) written as their code points.
 
-    >>> print(markdown_text("![x](http://a.b)<script>|"), markdown_text("gemma-3_270m"))
-    \!\[x\]\(http://a.b\)&lt;script&gt;\| gemma-3_270m
+    >>> print(markdown_text("![x](http://a.b)<script>|"), markdown_text("gemma-3_270m"), markdown_text("_u_"))
+    \!\[x\]\(http://a.b\)&lt;script&gt;\| gemma-3_270m \_u\_
+    >>> print(markdown_text("abc\u202edef"), markdown_text("\r=1+1"))
+    abc\\u202edef \\u000d=1+1
     """
-    return MARKDOWN_SPECIALS.sub(r"\\\1", html.escape(text, quote=False))
+    visible = "".join(f"\\u{ord(char):04x}" if unicodedata.category(char) in ("Cc", "Cf") else char
+                      for char in text)
+    return MARKDOWN_SPECIALS.sub(r"\\\1", html.escape(visible, quote=False))
 
 
 def cell_number(text: str) -> float | None:
@@ -201,7 +210,8 @@ def task_flags(rows: list[dict], family: str, variant: str) -> dict[str, str]:
     found = defaultdict(dict)
     for row in rows:
         if (row["family"], row["variant"]) == (family, variant):
-            found[series(row)].update(dict.fromkeys(flag for flag in split_flags(row["flags"])[1].split(";") if flag))
+            own = split_flags(as_written(row["flags"]))[1]
+            found[series(row)].update(dict.fromkeys(flag for flag in own.split(";") if flag))
     return {name: ";".join(flags) for name, flags in found.items()}
 
 
@@ -216,7 +226,8 @@ def summary_table(rows: list[dict], variant: str, metric: str) -> str | None:
     cut = {name: overflowed(rows, name, variant) for name in families}
     flags = {name: task_flags(rows, name, variant) for name in families}
     entries = sorted({entry for name in families for entry in (*by_family[name], *cut[name])})
-    about = {series(row): (row["model"], row["architecture"], split_flags(row["flags"])[0]) for row in rows}
+    about = {series(row): (as_written(row["model"]), row["architecture"], split_flags(as_written(row["flags"]))[0])
+             for row in rows}
     header = ["model", "architecture", "flags", *[f"{name} ({FAMILIES[name].unit})" for name in families]]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for entry in entries:

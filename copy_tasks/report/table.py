@@ -2,10 +2,14 @@
 
 Tidy long format: one row per (run, model, task, length, metric). A row's key is
 (run, task, metric); the run is `<model>@<date of the lm-eval run>`, so two runs of one model
-are two sets of rows. Merging new rows into an existing CSV keeps every existing row unchanged
-unless `replace` is asked for, in which case the new rows of a (model, backend, task) replace
-that model's earlier rows of the task. Rows are sorted by family, variant, model, length,
-metric and run, so the same results always give the same bytes.
+are two sets of rows. Merging new rows into an existing CSV adds rows and never drops or
+changes one silently: a new row whose key is in the CSV with other values is a conflict, and
+the build stops with the CSV as it was (`MergeConflict`), unless `replace` is asked for, in
+which case the new rows of a (model, backend, task) replace that model's earlier rows of the
+task. Rows that differ only in the file they came from (the same results under two names)
+are one row. An existing CSV with two rows of one key, or a row with an empty key cell, is
+refused. Rows are sorted by family, variant, model, length, metric and run, so the same
+results always give the same bytes.
 
 Text cells that a spreadsheet would run as a formula (starting with `=`, `+`, `-`, `@`, a tab
 or a carriage return) are written with a leading `'`; numeric columns are written as numbers.
@@ -32,9 +36,22 @@ class LeaderboardFileError(Exception):
     """An existing leaderboard CSV this version cannot merge into (it is left untouched)."""
 
 
+class MergeConflict(LeaderboardFileError):
+    """New rows that would change rows of the CSV, or disagree among themselves (nothing is written)."""
+
+
 def spreadsheet_safe(text: str) -> str:
     """A text cell that spreadsheets show as text, never run as a formula."""
     return "'" + text if text.startswith(FORMULA_STARTS) else text
+
+
+def as_written(cell: str) -> str:
+    """A text cell as it was before `spreadsheet_safe` (for the summary and plots).
+
+    >>> as_written(spreadsheet_safe("=HYPERLINK(1)")), as_written("gemma")
+    ('=HYPERLINK(1)', 'gemma')
+    """
+    return cell[1:] if cell.startswith("'") and cell[1:].startswith(FORMULA_STARTS) else cell
 
 
 def _cell(column: str, value: object) -> str:
@@ -80,6 +97,9 @@ def read_csv(path: Path) -> list[dict]:
     try:
         with path.open(newline="", encoding="utf-8") as handle:
             reader = csv.DictReader(handle)
+            if (reader.fieldnames or [""])[0].startswith("\ufeff"):
+                raise LeaderboardFileError(f"{path}: starts with a byte-order mark (a spreadsheet's \"UTF-8 with "
+                                           f"BOM\"); {keep}: save it as plain UTF-8")
             if tuple(reader.fieldnames or ()) != COLUMNS:
                 raise LeaderboardFileError(
                     f"{path}: its columns are not those of leaderboard schema {SCHEMA_VERSION}; {keep}")
@@ -88,10 +108,17 @@ def read_csv(path: Path) -> list[dict]:
         raise LeaderboardFileError(f"{path}: not UTF-8 text (byte {error.start}); {keep}") from None
     except csv.Error as error:
         raise LeaderboardFileError(f"{path}: not a readable CSV ({error}); {keep}") from None
+    lines_of: dict[tuple[str, ...], int] = {}
     for line, row in enumerate(rows, start=2):
         if None in row or None in row.values():
             what = "more fields than columns" if None in row else "fewer fields than columns (cut short?)"
             raise LeaderboardFileError(f"{path}, line {line}: {what}; {keep}")
+        if empty := [column for column in KEY if not row[column]]:
+            raise LeaderboardFileError(f"{path}, line {line}: empty {', '.join(empty)} (a row's key is "
+                                       f"{', '.join(KEY)}); {keep}")
+        if (first := lines_of.setdefault(row_key(row), line)) != line:
+            raise LeaderboardFileError(f"{path}, lines {first} and {line}: the same {' / '.join(KEY)} "
+                                       f"({' / '.join(row_key(row))}) twice; {keep}")
     versions = {row["schema_version"] for row in rows}
     if versions - {SCHEMA_VERSION}:
         raise LeaderboardFileError(
@@ -101,9 +128,48 @@ def read_csv(path: Path) -> list[dict]:
     return rows
 
 
+def same_row(first: dict, second: dict) -> bool:
+    """Whether two rows say the same, wherever they were read from."""
+    return all(first[column] == second[column] for column in COLUMNS if column != "source_file")
+
+
+def _conflict(what: str, conflicts: list[tuple[tuple[str, ...], dict, dict]], in_csv: bool) -> MergeConflict:
+    def where(row: dict, existing: bool) -> str:
+        return f"{row['value'] or 'empty'} in " + ("the CSV" if existing else row["source_file"])
+
+    shown = "; ".join(f"{' / '.join(key)}: {where(first, in_csv)}, {where(second, False)}"
+                      for key, first, second in conflicts[:3])
+    more = f" (and {len(conflicts) - 3} more)" if len(conflicts) > 3 else ""
+    return MergeConflict(f"{len(conflicts)} new rows {what} ({shown}{more}); nothing was written: rebuild with "
+                         "--replace to take the new runs' values, or build into another --out folder")
+
+
+def _unique_new(new: list[dict]) -> tuple[list[dict], list[str]]:
+    """The new rows, each key once: rows that differ only in their file are one (noted); rows of
+    one key that say different things are a conflict."""
+    first_of: dict[tuple[str, ...], dict] = {}
+    copies: dict[tuple[str, ...], set[str]] = {}
+    conflicts = []
+    for row in new:
+        key = row_key(row)
+        first = first_of.setdefault(key, row)
+        if first is row:
+            continue
+        if same_row(first, row):
+            copies.setdefault(first["source_file"], set()).add(row["source_file"])
+        else:
+            conflicts.append((key, first, row))
+    if conflicts:
+        raise _conflict("disagree with other new rows of the same run, task and metric", conflicts, in_csv=False)
+    notes = [f"the same results are in {name} and {', '.join(sorted(others))}: read once"
+             for name, others in sorted(copies.items())]
+    return list(first_of.values()), notes
+
+
 def merge(existing: list[dict], new: list[dict], replace: bool = False) -> tuple[list[dict], list[str]]:
-    """Existing rows plus new ones (text cells), and notes on what was kept or replaced."""
-    notes = []
+    """Existing rows plus new ones (text cells), and notes on what was kept or replaced; a
+    `MergeConflict` when a new row would change an existing one (without `replace`)."""
+    new, notes = _unique_new(new)
     new_keys = {row_key(row) for row in new}
     if replace:
         replaced = {(row["model"], row["backend"], row["task"]) for row in new}
@@ -113,19 +179,21 @@ def merge(existing: list[dict], new: list[dict], replace: bool = False) -> tuple
             notes.append(f"--replace: {len(existing) - len(kept)} rows of earlier runs replaced")
         existing = kept
     by_key = {row_key(row): row for row in existing}
-    added = 0
+    added, conflicts = 0, []
     for row in new:
         key = row_key(row)
         old = by_key.get(key)
         if old is None:
             by_key[key] = row
             added += 1
-        elif old != row:
+        elif not same_row(old, row):
             if replace:
                 by_key[key] = row
             else:
-                notes.append(f"{' / '.join(key)}: already in the leaderboard with other values; "
-                             "the existing row is kept (use --replace to overwrite)")
+                conflicts.append((key, old, row))
+    if conflicts:
+        raise _conflict("have the run, task and metric of a row already in the CSV, with other values", conflicts,
+                        in_csv=True)
     notes.append(f"{added} rows added, {len(by_key) - added} already there")
     return sorted(by_key.values(), key=_sort_key), notes
 
