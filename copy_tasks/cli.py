@@ -38,31 +38,41 @@ def run_lm_eval(lm_eval_args: list[str]) -> None:
     """Hand the arguments to lm-eval's own CLI, as `lm_eval run ARGS`, with our models
     registered. `startup.install()` makes lm-eval index our tasks and check our options
     before it loads a model, whether or not the start-up hook is switched on."""
+    try:
+        from lm_eval.__main__ import cli_evaluate
+    except ImportError as error:
+        print(f"copy-tasks run: error: lm-eval cannot be imported ({error}); install it with "
+              "pip install 'lm-eval[hf]>=0.4.13,<0.5' (copy-tasks' README: Install)", file=sys.stderr)
+        raise SystemExit(2) from None
     startup.install()
-    from lm_eval.__main__ import cli_evaluate
 
     import copy_tasks.models.fast_hf  # noqa: F401  (registers hf_fast)
     import copy_tasks.models.reference_lm  # noqa: F401  (registers the reference models)
     import copy_tasks.models.scripted_lm  # noqa: F401  (registers the conformance battery's model)
 
     sys.argv = ["lm-eval", "run", *lm_eval_args]
-    cli_evaluate()
+    try:
+        cli_evaluate()
+    except ValueError as error:
+        if not str(error).startswith("Invalid JSON"):  # lm-eval's parser of --model_args, --metadata, ...
+            raise
+        print(f"copy-tasks run: error: {error}", file=sys.stderr)
+        raise SystemExit(2) from None
 
 
 def parse_lengths(family: Family, text: str) -> list[int]:
     """The lengths of `copy-tasks lengths`, checked: integers a doc can be drawn at.
 
-    >>> parse_lengths(family_named("phonebook_copy"), "60, 80")
+    >>> parse_lengths(family_named("phonebook_copy"), "60, 80, 60")
     [60, 80]
     """
     from copy_tasks.probes.doc_sets import generate_docs
-    from copy_tasks.probes.options import IntOption
 
     if family.make_docs is not None:
         raise UserError(f"{family.name} selects its docs from a dataset in fixed bins "
                         f"({', '.join(map(str, family.lengths))}): its lengths cannot be chosen")
-    option = IntOption("length", "length", f"a {family.name} length ({family.unit})", None, family.min_length)
-    lengths = [option.parse(part.strip()) for part in text.split(",") if part.strip()]
+    option = family.length_option()
+    lengths = list(dict.fromkeys(option.parse(part.strip()) for part in text.split(",") if part.strip()))
     if not lengths:
         raise UserError(f"no lengths given in {text!r}: give comma-separated integers, e.g. 60,80")
     if not family.needs_download:
@@ -82,6 +92,9 @@ def write_lengths(parser: argparse.ArgumentParser, family_name: str, text: str, 
         written, shipped = write_length_tasks(family, parse_lengths(family, text), out)
     except (KeyError, UserError) as error:
         parser.exit(2, f"copy-tasks lengths: error: {error.args[0]}\n")
+    except OSError as error:
+        parser.exit(2, f"copy-tasks lengths: error: --out {out}: cannot write the task YAMLs there "
+                       f"({error.strerror}: {error.filename})\n")
     for name in shipped:
         print(f"{name} ships with copy-tasks: not written", file=sys.stderr)
     if written:

@@ -101,8 +101,10 @@ def test_lengths_writes_tasks_at_new_lengths_and_leaves_out_shipped_ones(tmp_pat
 
 
 @pytest.mark.parametrize(("args", "message"), [
-    (["dup_ngram_copy", "32"], "length 32 is not possible for dup_ngram_copy: n=32: a 64-symbol string holds"),
-    (["phonebook_copy", "2"], "length=2 is not allowed: a phonebook_copy length (entries) must be an integer >= 3"),
+    (["dup_ngram_copy", "32"], "copy_tasks_length=32 is not allowed: a dup_ngram_copy length (n) must be an integer "
+                               "from 1 to 31"),
+    (["phonebook_copy", "2"], "copy_tasks_length=2 is not allowed: a phonebook_copy length (entries) must be an "
+                              "integer from 3 to 100000"),
     (["phonebook_copy", "x"], "length='x' is not allowed"),
     (["squad_length", "40"], "squad_length selects its docs from a dataset in fixed bins"),
     (["phonebook", "40"], "unknown family 'phonebook'"),

@@ -50,10 +50,11 @@ def test_other_suites_keys_pass_through_and_defaults_fill_in():
 @pytest.mark.parametrize(
     ("length", "message"),
     [
-        (-20, "copy_tasks_length=-20 is not allowed: the task length must be an integer >= 1"),
+        (-20, "copy_tasks_length=-20 is not allowed: a phonebook_copy length (entries) must be an integer from 3"),
         (2.5, "copy_tasks_length=2.5 is not allowed"),
         ("ten", "copy_tasks_length='ten' is not allowed"),
-        (2, "copy_tasks_length=2 is not allowed for phonebook_copy: lengths must be at least 3 entries"),
+        (2, "copy_tasks_length=2 is not allowed: a phonebook_copy length (entries) must be an integer from 3 to "
+            "100000"),
     ],
 )
 def test_bad_lengths_are_named(length, message):

@@ -263,3 +263,246 @@ def test_a_failed_lm_eval_child_is_one_line_naming_its_log(tmp_path):
     message = str(failed.value)
     assert message.startswith("lm-eval failed (exit 1) running hf on random_copy_10: ") and "\n" not in message
     assert str(tmp_path / "logs" / "x.log") in message and "Traceback" in (tmp_path / "logs" / "x.log").read_text()
+
+
+# 7. Only regular files are read: a FIFO never blocks a build or a text source.
+
+def test_a_fifo_named_like_results_or_text_is_passed_over_or_refused(tmp_path):
+    write_results(tmp_path / "in", "gemma", SCORES)
+    os.mkfifo(tmp_path / "in" / "results_x.json")
+    build_leaderboard([tmp_path / "in"], tmp_path / "out")  # would block forever on the FIFO
+    assert len(read_csv_rows(tmp_path / "out" / "leaderboard.csv")) == 3
+    from copy_tasks.probes.text_sources import TextSourceError, load_documents
+
+    (tmp_path / "text").mkdir()
+    (tmp_path / "text" / "b.txt").write_text("some words here")
+    os.mkfifo(tmp_path / "text" / "a.txt")
+    with pytest.raises(TextSourceError, match="a.txt is not a regular file"):
+        load_documents(str(tmp_path / "text"))
+    with pytest.raises(TextSourceError, match="/dev/zero is not a regular file or folder"):
+        load_documents("/dev/zero")
+
+
+# 8. Sources are read within stated limits, refused past them in one line.
+
+def test_a_huge_text_or_squad_file_is_refused_by_its_size_before_it_is_read(tmp_path):
+    from copy_tasks.probes.families.squad_length.data import MAX_SQUAD_BYTES, SquadSourceError, load_paragraphs
+    from copy_tasks.probes.text_sources import MAX_TEXT_BYTES, TextSourceError, load_documents
+
+    sparse = tmp_path / "sparse.txt"
+    with sparse.open("wb") as handle:
+        handle.truncate(2 * 2**30)  # 2 GB of nothing, allocated by no one
+    started = time.monotonic()
+    with pytest.raises(TextSourceError, match=f"is 2048 MB of text; a text source may hold at most "
+                                              f"{MAX_TEXT_BYTES // 2**20} MB"):
+        load_documents(str(sparse))
+    squad = tmp_path / "big.json"
+    with squad.open("wb") as handle:
+        handle.truncate(MAX_SQUAD_BYTES + 1)
+    with pytest.raises(SquadSourceError, match=f"a SQuAD file may hold at most {MAX_SQUAD_BYTES // 2**20} MB"):
+        load_paragraphs(str(squad))
+    assert time.monotonic() - started < 60  # not read: a read of 2 GB took 28 s and 4.7 GB
+
+
+# 9. Lengths have an upper bound per family, checked before any doc is drawn.
+
+@pytest.mark.parametrize(("family", "length"), [("phonebook_copy", 100_000_000), ("dup_ngram_copy", 32),
+                                                ("random_copy", 10**7)])
+def test_lengths_past_a_familys_bound_are_refused_in_one_line(tmp_path, capsys, family, length):
+    from copy_tasks.cli import main
+
+    with pytest.raises(SystemExit) as stop:
+        main(["lengths", family, str(length), "--out", str(tmp_path / "out")])
+    error = capsys.readouterr().err
+    assert stop.value.code == 2 and f"copy_tasks_length={length} is not allowed" in error and error.count("\n") == 1
+    assert not (tmp_path / "out").exists()
+    from copy_tasks.harness.yaml_functions import build_dataset
+    from copy_tasks.probes.options import OptionError
+
+    with pytest.raises(OptionError, match="must be an integer from"):
+        build_dataset(family, length, "generation")
+
+
+def test_lengths_given_twice_are_written_once(tmp_path, capsys):
+    from copy_tasks.cli import main
+
+    main(["lengths", "phonebook_copy", "60,60", "--out", str(tmp_path / "out")])
+    assert sorted(path.name for path in (tmp_path / "out").iterdir()) == ["phonebook_copy_60.yaml",
+                                                                          "phonebook_copy_tf_60.yaml"]
+    assert "wrote 2 tasks" in capsys.readouterr().out
+
+
+# 10. Leaderboard inputs that used to end in a traceback.
+
+def test_a_results_file_with_a_5000_digit_integer_is_named_and_the_others_merged(tmp_path):
+    good = write_results(tmp_path / "in", "gemma", SCORES)
+    data = json.loads(good.read_text())
+    bad = tmp_path / "in" / "results_2026-11-02T10-00-00.000000.json"
+    bad.write_text(json.dumps(data).replace('"n-samples": {', '"huge": ' + "9" * 5000 + ', "n-samples": {', 1))
+    report = build_leaderboard([tmp_path / "in"], tmp_path / "out")
+    assert [problem.path for problem in report.skipped_files] == [str(bad)]
+    assert "holds a value this reader refuses (Exceeds the limit (4300 digits)" in report.skipped_files[0].message
+    assert len(read_csv_rows(tmp_path / "out" / "leaderboard.csv")) == 3
+
+
+@pytest.mark.parametrize("section", ["not utf-8", "a folder"])
+def test_a_bad_section_stops_the_build_before_anything_is_written(board, section):
+    (board / "sections").mkdir()
+    if section == "a folder":
+        (board / "sections" / "x.md").mkdir()
+    else:
+        (board / "sections" / "a.md").write_bytes(b"\xff\xfe caf\xe9")
+    before = {path.name: path.read_bytes() for path in board.iterdir() if path.is_file()}
+    write_results(board.parent / "more", "pythia", SCORES, date="2026-11-03T10:00:00")
+    with pytest.raises(LeaderboardFileError, match="nothing was written|Nothing was written"):
+        build_leaderboard([board.parent / "more"], board)
+    assert {path.name: path.read_bytes() for path in board.iterdir() if path.is_file()} == before
+
+
+def test_an_out_folder_that_cannot_be_written_is_one_line(board, monkeypatch, capsys):
+    import tempfile
+
+    def refuse(*args, **kwargs):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(tempfile, "TemporaryFile", refuse)  # a read-only folder (root may write anywhere)
+    with pytest.raises(SystemExit) as stop:
+        leaderboard_main([str(board.parent / "in"), "--out", str(board)])
+    assert stop.value.code == 2
+    assert f"cannot write into {board} (Permission denied); nothing was written" in capsys.readouterr().err
+
+
+def test_a_csv_saved_with_a_byte_order_mark_is_named_as_such(board):
+    path = board / "leaderboard.csv"
+    path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+    with pytest.raises(LeaderboardFileError, match="starts with a byte-order mark"):
+        build_leaderboard([board.parent / "in"], board)
+
+
+def test_a_bad_samples_file_is_named_and_its_results_still_read(tmp_path):
+    results = write_results(tmp_path / "in", "gemma", {"random_copy_10": {"exact_match": 0.5}})
+    samples = results.with_name(f"samples_random_copy_10_{results.stem.removeprefix('results_')}.jsonl")
+    samples.write_text('{"doc_id": ' + "9" * 5000 + "}\n")
+    report = build_leaderboard([tmp_path / "in"], tmp_path / "out")
+    assert [problem.path for problem in report.problems] == [str(samples)]
+    assert len(read_csv_rows(tmp_path / "out" / "leaderboard.csv")) == 1
+
+
+# 11. SQuAD and text sources in a shape they do not expect: one line naming where.
+
+@pytest.mark.parametrize(("edit", "message"), [
+    (lambda qa: qa.update(question=7), r"data\[0\].paragraphs\[0\].qas\[0\].question is a int, not a str"),
+    (lambda qa: qa.update(answers=[{"text": 5}]), r"qas\[0\].answers\[0\].text is a int, not a str"),
+    ("huge", r"not a SQuAD-format JSON file \(ValueError: Exceeds the limit"),
+])
+def test_a_malformed_squad_file_is_one_line_naming_where(tmp_path, edit, message):
+    from copy_tasks.probes.families.squad_length.data import SquadSourceError, load_paragraphs
+
+    qa = {"id": "q1", "question": "Who?", "answers": [{"text": "Ann"}]}
+    if edit != "huge":
+        edit(qa)
+    text = json.dumps({"data": [{"title": "t", "paragraphs": [{"context": "Ann won.", "qas": [qa]}]}]})
+    path = tmp_path / "squad.json"
+    path.write_text(text.replace('"q1"', "9" * 5000) if edit == "huge" else text)
+    with pytest.raises(SquadSourceError, match=message):
+        load_paragraphs(str(path))
+
+
+def test_qas_that_is_a_list_of_lists_and_a_folder_not_saved_by_datasets_are_one_line(tmp_path):
+    from copy_tasks.probes.families.squad_length.data import SquadSourceError, load_paragraphs
+    from copy_tasks.probes.text_sources import TextSourceError, load_documents
+
+    path = tmp_path / "squad.json"
+    path.write_text(json.dumps({"data": [{"paragraphs": [{"context": "c", "qas": [["q"]]}]}]}))
+    with pytest.raises(SquadSourceError, match=r"qas\[0\] is a list, not a dict"):
+        load_paragraphs(str(path))
+    (tmp_path / "bogus").mkdir()
+    (tmp_path / "bogus" / "state.json").write_text("{}")
+    with pytest.raises(SquadSourceError, match="not a folder saved by datasets' save_to_disk"):
+        load_paragraphs(str(tmp_path / "bogus"))
+    with pytest.raises(TextSourceError, match="not a folder saved by datasets' save_to_disk"):
+        load_documents(str(tmp_path / "bogus"))
+
+
+# 12. `copy-tasks lengths --out` that cannot be a folder.
+
+@pytest.mark.parametrize("where", ["a file", "under a file"])
+def test_lengths_into_an_out_that_cannot_be_a_folder_is_one_line(tmp_path, capsys, where):
+    from copy_tasks.cli import main
+
+    (tmp_path / "file").write_text("x")
+    out = tmp_path / "file" if where == "a file" else tmp_path / "file" / "sub"
+    with pytest.raises(SystemExit) as stop:
+        main(["lengths", "phonebook_copy", "60", "--out", str(out)])
+    error = capsys.readouterr().err
+    assert stop.value.code == 2 and error.startswith(f"copy-tasks lengths: error: --out {out}: cannot write")
+
+
+# 14. `copy-tasks run` with malformed JSON, or without lm-eval; a broken install's start-up hook.
+
+def test_copy_tasks_run_with_malformed_metadata_json_is_one_line(tmp_path, capsys):
+    from copy_tasks.cli import main
+
+    with pytest.raises(SystemExit) as stop:
+        main(["run", "--model", "ngram_copier", "--tasks", "random_copy_10", "--metadata", '{"copy_tasks_seed": 7'])
+    error = capsys.readouterr().err
+    assert stop.value.code == 2 and 'copy-tasks run: error: Invalid JSON: {"copy_tasks_seed": 7' in error
+    assert "Traceback" not in error
+
+
+def test_copy_tasks_run_without_lm_eval_is_one_line(tmp_path):
+    hide = ("import sys, importlib.abc\nclass Hide(importlib.abc.MetaPathFinder):\n"
+            "    def find_spec(self, name, path=None, target=None):\n"
+            "        if name.split('.')[0] == 'lm_eval': raise ModuleNotFoundError(\"No module named 'lm_eval'\")\n"
+            "sys.meta_path.insert(0, Hide())\nfrom copy_tasks.cli import main\nmain(['run', '--tasks', 'x'])\n")
+    result = subprocess.run([sys.executable, "-c", hide], capture_output=True, text=True, cwd=tmp_path,
+                            env={**os.environ, "COPY_TASKS_AUTOREGISTER": "0"})
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert "copy-tasks run: error: lm-eval cannot be imported" in result.stderr
+
+
+def test_a_broken_install_starts_python_with_one_line_not_a_traceback(tmp_path):
+    package = tmp_path / "site" / "copy_tasks"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("raise ImportError('half installed')\n")
+    (tmp_path / "site" / "copy_tasks.pth").write_text((HERE.parent / "packaging" / "copy_tasks.pth").read_text())
+    command = [sys.executable, "-S", "-c", f"import site; site.addsitedir({str(tmp_path / 'site')!r}); print('ran')"]
+    result = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path)
+    assert result.stdout == "ran\n" and "Traceback" not in result.stderr
+    assert result.stderr == ("copy-tasks: the start-up hook did not load (ImportError: half installed); reinstall "
+                             "copy-tasks, or set COPY_TASKS_AUTOREGISTER=0\n")
+    switched_off = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path,
+                                  env={**os.environ, "COPY_TASKS_AUTOREGISTER": "off"})
+    assert switched_off.stdout == "ran\n" and switched_off.stderr == ""  # off: not even imported
+
+
+# 15. Clear messages: an integral float from the command line is the integer.
+
+def test_docs_given_as_plus_5_is_5(tmp_path):
+    from copy_tasks.probes.families import FAMILIES, task_settings
+
+    assert task_settings(FAMILIES["random_copy"], {"copy_tasks_docs": 5.0}).docs == 5
+    assert task_settings(FAMILIES["random_copy"], {"copy_tasks_docs": "+5"}).docs == 5
+
+
+# 16. The summary shows names as written, and safely.
+
+def test_the_summary_shows_names_as_written_and_escapes_what_markdown_or_unicode_would_hide(tmp_path):
+    names = ["=HYPERLINK(1)", "\r=1+1", "=1+1", "_u_", "abc\u202edef"]
+    for day, name in enumerate(names, start=1):
+        write_results(tmp_path / "in", name, {"random_copy_10": {"exact_match": 0.5}}, date=f"2026-11-0{day}T10:00:00")
+    build_leaderboard([tmp_path / "in"], tmp_path / "out")
+    summary = (tmp_path / "out" / "summary.md").read_text()
+    rows = [line.split(" | ")[0] for line in summary.splitlines() if line.startswith("| ") and "transformer" in line]
+    assert sorted(set(rows)) == sorted(["| =HYPERLINK\\(1\\)", "| \\\\r=1+1", "| =1+1", "| \\_u\\_",
+                                        "| abc\\\\u202edef"])  # five models, five rows
+    assert "'=HYPERLINK" not in summary and "\u202e" not in summary
+
+
+# 17. Start-up: the switch skips the import.
+
+def test_the_pth_switch_values_are_the_hooks():
+    from copy_tasks.harness.startup import OFF_VALUES
+
+    line = (HERE.parent / "packaging" / "copy_tasks.pth").read_text()
+    assert set(line.split("not in (")[1].split(")")[0].replace("'", "").replace(" ", "").split(",")) == OFF_VALUES

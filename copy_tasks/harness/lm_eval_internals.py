@@ -23,9 +23,7 @@ with the signature we use, so an lm-eval upgrade that moves one fails in one nam
 This module is imported at interpreter start (by the start-up hook): it imports nothing but `sys`.
 """
 
-from __future__ import annotations
-
-import sys
+import sys  # no `from __future__ import annotations`: importing __future__ costs start-up time
 
 INDEX_MODULE = "lm_eval.tasks._index"
 CONFIG_MODULE = "lm_eval.config.evaluate_config"

@@ -7,7 +7,6 @@ imported when they are needed (this module imports `registration`, never the oth
 """
 
 import sys
-from typing import Any
 
 from copy_tasks.harness.lm_eval_internals import PATCHED_MODULES
 
@@ -62,7 +61,7 @@ def install() -> None:
     install_watcher()
 
 
-def task_manager(**kwargs: Any):
+def task_manager(**kwargs):
     """An lm-eval `TaskManager` that includes our tasks, for `lm_eval.simple_evaluate`.
 
     Works whether or not the start-up hook is switched on:

@@ -14,7 +14,7 @@ from typing import Any
 from copy_tasks.probes.doc_sets import generate_docs
 from copy_tasks.probes.families import family_named, task_settings
 from copy_tasks.probes.family import VARIANTS
-from copy_tasks.probes.options import LENGTH, OptionError
+from copy_tasks.probes.options import OptionError
 
 
 def build_dataset(
@@ -24,12 +24,7 @@ def build_dataset(
     import datasets
 
     family = family_named(copy_tasks_family)
-    length = LENGTH.parse(copy_tasks_length)
-    if length < family.min_length:
-        raise OptionError(
-            f"copy_tasks_length={length} is not allowed for {family.name}: "
-            f"lengths must be at least {family.min_length} {family.unit}."
-        )
+    length = family.length_option().parse(copy_tasks_length)
     if copy_tasks_variant not in VARIANTS:
         raise OptionError(f"copy_tasks_variant={copy_tasks_variant!r}: allowed are {VARIANTS}")
     settings = task_settings(family, metadata)

@@ -73,12 +73,13 @@ def score_copy_authors(generation: str, target: str) -> dict[str, float]:
 
 
 def copy_family(name: str, summary: str, unit: str, lengths: tuple[int, ...], make_doc: Callable[..., dict], *,
-                default_docs: int = 200, min_length: int = 2, downloads: str = "", data_key: str = "",
-                options: tuple[Option, ...] = (), suite: SuiteLengths | None = None) -> Family:
+                default_docs: int = 200, min_length: int = 2, max_length: int = 100_000, downloads: str = "",
+                data_key: str = "", options: tuple[Option, ...] = (), suite: SuiteLengths | None = None) -> Family:
     """A copy family: the copy prompt, stop at a blank line, scored by `score_copy` (ours) and
     `score_copy_authors`; scoring group `copies`."""
     return Family(
         name=name, summary=summary, unit=unit, lengths=lengths, default_docs=default_docs, min_length=min_length,
+        max_length=max_length,
         downloads=downloads, make_doc=make_doc, score_generation=against_target(score_copy),
         score_authors=against_target(score_copy_authors), scoring_group="copies", suite=suite,
         stop_sequences=("\n\n",), data_key=data_key, options=options,

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from copy_tasks.probes.budgets import generation_budget
 from copy_tasks.probes.chat import ChatPrompt, chat_prompt, given_start, last_line, readings, restated_answers
-from copy_tasks.probes.options import Option
+from copy_tasks.probes.options import IntOption, Option
 
 TEACHER_FORCED_SUFFIX = "_tf"
 GENERATION = "generation"
@@ -79,6 +79,9 @@ class Family:
     # What the docs are drawn from that needs a download, and the local alternative; "" for
     # generated docs.
     downloads: str = ""
+    # The longest length a task may ask for (`copy-tasks lengths`, a task's YAML), checked before
+    # any doc is drawn: about a million tokens of prompt, beyond every model's context today.
+    max_length: int = 100_000
     # The generation metrics besides `exact_match` (its partial credit), in the order reported.
     partial_credit: tuple[str, ...] = ("prefix_match",)
     authors_metrics: tuple[str, ...] = ("authors_exact_match",)
@@ -113,6 +116,11 @@ class Family:
     @property
     def suite_lengths(self) -> SuiteLengths:
         return self.suite or SuiteLengths(quick_teacher_forced=self.lengths[:2], published=self.lengths[:3])
+
+    def length_option(self) -> IntOption:
+        """The option that checks a length of this family."""
+        return IntOption("copy_tasks_length", "length", f"a {self.name} length ({self.unit})", None,
+                         self.min_length, self.max_length)
 
     def task_name(self, length: int, teacher_forced: bool = False) -> str:
         return f"{self.name}{TEACHER_FORCED_SUFFIX if teacher_forced else ''}_{length}"

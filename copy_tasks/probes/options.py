@@ -61,7 +61,14 @@ class IntOption:
     maximum: int | None = None
 
     def parse(self, value: Any) -> int:
+        """`value` as an int within bounds (from the command line lm-eval may give "+5" as 5.0).
+
+        >>> DOCS.parse("+5"), DOCS.parse(5.0), DOCS.parse(" 7 ")
+        (5, 5, 7)
+        """
         if isinstance(value, str) and value.strip().lstrip("+-").isdigit():
+            value = int(value)
+        if isinstance(value, float) and value.is_integer() and abs(value) < 2**63:
             value = int(value)
         too_big = self.maximum is not None and isinstance(value, int) and value > self.maximum
         if isinstance(value, bool) or not isinstance(value, int) or value < self.minimum or too_big:
@@ -126,7 +133,6 @@ Option = IntOption | ChoiceOption | SourceOption
 SEED = IntOption("copy_tasks_seed", "seed", "the data seed", default=1234, minimum=0, maximum=2**63 - 1)
 # 10,000 docs give a standard error under half a point; far more only fills memory.
 DOCS = IntOption("copy_tasks_docs", "docs", "the number of docs per task", default=None, minimum=1, maximum=10_000)
-LENGTH = IntOption("copy_tasks_length", "length", "the task length", default=None, minimum=1)
 
 
 def check_keys(metadata: Mapping[str, Any], known: Mapping[str, Option]) -> None:

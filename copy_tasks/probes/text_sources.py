@@ -50,6 +50,27 @@ def _load_c4() -> list[str]:
     return rows.select(range(min(C4_DOCUMENTS, len(rows))))["text"]
 
 
+MAX_TEXT_BYTES = 128 * 2**20  # C4's first validation shard is about 80 MB of text; we use a quarter of it
+MAX_DOCUMENTS = 100_000
+
+
+def _too_big(what: str, size: int) -> TextSourceError:
+    return TextSourceError(f"{what} is {size / 2**20:.0f} MB of text; a text source may hold at most "
+                           f"{MAX_TEXT_BYTES // 2**20} MB (the copy probes use a few MB). {HOW_TO_USE_LOCAL_TEXT}")
+
+
+def _regular_files(paths) -> list[Path]:
+    """The paths, refused in one line if one is not a regular file (a FIFO would block) or they
+    hold more than `MAX_TEXT_BYTES`."""
+    paths = list(paths)
+    for path in paths:
+        if not path.is_file():
+            raise TextSourceError(f"{path} is not a regular file (a FIFO, a device?). {HOW_TO_USE_LOCAL_TEXT}")
+    if (size := sum(path.stat().st_size for path in paths)) > MAX_TEXT_BYTES:
+        raise _too_big(str(paths[0].parent if len(paths) > 1 else paths[0]), size)
+    return paths
+
+
 def _read_text(path: Path) -> str:
     try:
         return path.read_text(encoding="utf-8")
@@ -60,20 +81,32 @@ def _read_text(path: Path) -> str:
         raise TextSourceError(f"{path} cannot be read ({error.strerror}). {HOW_TO_USE_LOCAL_TEXT}") from None
 
 
+def _load_saved(path: Path) -> list[str]:
+    import datasets
+
+    if (size := sum(file.stat().st_size for file in path.rglob("*.arrow") if file.is_file())) > MAX_TEXT_BYTES:
+        raise _too_big(str(path), size)
+    try:
+        rows = datasets.load_from_disk(str(path))
+    except Exception as error:  # datasets raises many kinds for a folder it did not write
+        raise TextSourceError(f"{path}: not a folder saved by datasets' save_to_disk ({type(error).__name__}: "
+                              f"{str(error)[:200]}). {HOW_TO_USE_LOCAL_TEXT}") from None
+    if not isinstance(rows, datasets.Dataset) or "text" not in rows.column_names:
+        raise TextSourceError(f"{path}: the saved dataset has no `text` column. {HOW_TO_USE_LOCAL_TEXT}")
+    return list(rows.select(range(min(MAX_DOCUMENTS, len(rows))))["text"])
+
+
 def _load_local(path: Path) -> list[str]:
     if path.is_file():
-        return [_read_text(path)]
+        return [_read_text(file) for file in _regular_files([path])]
+    if not path.is_dir():
+        raise TextSourceError(f"{path} is not a regular file or folder (a FIFO, a device?). {HOW_TO_USE_LOCAL_TEXT}")
     if (path / "dataset_info.json").is_file() or (path / "state.json").is_file():
-        import datasets
-
-        rows = datasets.load_from_disk(str(path))
-        if "text" not in rows.column_names:
-            raise TextSourceError(f"{path}: the saved dataset has no `text` column ({rows.column_names})")
-        return list(rows["text"])
+        return _load_saved(path)
     files = sorted(path.glob("*.txt"))
     if not files:
         raise TextSourceError(f"{path}: the folder holds no .txt files and no saved dataset. {HOW_TO_USE_LOCAL_TEXT}")
-    return [_read_text(file) for file in files]
+    return [_read_text(file) for file in _regular_files(files[:MAX_DOCUMENTS])]
 
 
 @cache

@@ -59,5 +59,6 @@ def make_dup_ngram_doc(rng: np.random.Generator, length: int) -> dict:
 LENGTHS = (1, 2, 3, 4, 5, 6, 7, 8)
 FAMILY = register(copy_family(
     "dup_ngram_copy", f"a {STRING_LENGTH}-symbol string with one duplicated n-gram", "n", LENGTHS, make_dup_ngram_doc,
-    min_length=1, suite=SuiteLengths(quick_teacher_forced=LENGTHS, published=LENGTHS),
+    min_length=1, max_length=(STRING_LENGTH - 2) // 2,  # two copies of the n-gram and a symbol between
+    suite=SuiteLengths(quick_teacher_forced=LENGTHS, published=LENGTHS),
 ))

@@ -99,19 +99,56 @@ def _from_rows(rows) -> list[Paragraph]:
     return paragraphs
 
 
+MAX_SQUAD_BYTES = 64 * 2**20  # SQuAD v2's training set is 40 MB, its validation set 4 MB
+
+
+def _typed(value, kind: type, where: str):
+    """`value` if it is a `kind`, else a SquadSourceError naming where and what was expected."""
+    if isinstance(value, kind) and not isinstance(value, bool):
+        return value
+    raise SquadSourceError(f"{where} is a {type(value).__name__}, not a {kind.__name__} as in SQuAD's format. "
+                           f"{HOW_TO_USE_LOCAL_SQUAD}")
+
+
 def _official_json_rows(path: Path):
+    if path.stat().st_size > MAX_SQUAD_BYTES:
+        raise SquadSourceError(f"{path} is {path.stat().st_size / 2**20:.0f} MB; a SQuAD file may hold at most "
+                               f"{MAX_SQUAD_BYTES // 2**20} MB (SQuAD v2's training set is 40 MB). "
+                               f"{HOW_TO_USE_LOCAL_SQUAD}")
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
-        raise SquadSourceError(f"{path}: not a SQuAD-format JSON file ({type(error).__name__}: {error}). "
+    except (UnicodeDecodeError, ValueError, RecursionError) as error:
+        reason = str(error).split(";")[0]
+        raise SquadSourceError(f"{path}: not a SQuAD-format JSON file ({type(error).__name__}: {reason}). "
                                f"{HOW_TO_USE_LOCAL_SQUAD}") from None
     if not isinstance(data, dict) or not isinstance(data.get("data"), list):
         raise SquadSourceError(f"{path}: not a SQuAD-format file (no \"data\" list). {HOW_TO_USE_LOCAL_SQUAD}")
-    for article in data["data"]:
-        for paragraph in article["paragraphs"]:
-            for qa in paragraph["qas"]:
-                answers = [] if qa.get("is_impossible") else [answer["text"] for answer in qa["answers"]]
-                yield article.get("title", ""), paragraph["context"], qa["id"], qa["question"], answers
+    for a, article in enumerate(data["data"]):
+        where = f"{path}: data[{a}]"
+        for p, paragraph in enumerate(_typed(_typed(article, dict, where).get("paragraphs"), list,
+                                             f"{where}.paragraphs")):
+            here = f"{where}.paragraphs[{p}]"
+            context = _typed(_typed(paragraph, dict, here).get("context"), str, f"{here}.context")
+            for q, qa in enumerate(_typed(paragraph.get("qas"), list, f"{here}.qas")):
+                at = f"{here}.qas[{q}]"
+                _typed(qa, dict, at)
+                answers = [] if qa.get("is_impossible") else [
+                    _typed(_typed(answer, dict, f"{at}.answers[{i}]").get("text"), str, f"{at}.answers[{i}].text")
+                    for i, answer in enumerate(_typed(qa.get("answers"), list, f"{at}.answers"))]
+                yield (str(article.get("title", "")), context, _typed(qa.get("id"), str, f"{at}.id"),
+                       _typed(qa.get("question"), str, f"{at}.question"), answers)
+
+
+def _saved_dataset(path: Path):
+    """The validation rows of a folder saved by `datasets` (a DatasetDict's validation split)."""
+    import datasets
+
+    try:
+        saved = datasets.load_from_disk(str(path))
+        return saved["validation"] if isinstance(saved, datasets.DatasetDict) else saved
+    except Exception as error:  # datasets raises many kinds for a folder it did not write
+        raise SquadSourceError(f"{path}: not a folder saved by datasets' save_to_disk ({type(error).__name__}: "
+                               f"{str(error)[:200]}). {HOW_TO_USE_LOCAL_SQUAD}") from None
 
 
 def _dataset_rows(rows):
@@ -141,13 +178,10 @@ def load_paragraphs(source: str) -> tuple[Paragraph, ...]:
         if path.is_file():
             rows = _official_json_rows(path)
         elif path.is_dir():
-            import datasets
-
-            saved = datasets.load_from_disk(str(path))
-            rows = _dataset_rows(saved["validation"] if isinstance(saved, datasets.DatasetDict) else saved)
+            rows = _dataset_rows(_saved_dataset(path))
         else:
-            raise SquadSourceError(f"copy_tasks_squad_source={source!r}: no such file or folder. "
-                                   f"{HOW_TO_USE_LOCAL_SQUAD}")
+            what = "not a regular file or folder" if path.exists() else "no such file or folder"
+            raise SquadSourceError(f"copy_tasks_squad_source={source!r}: {what}. {HOW_TO_USE_LOCAL_SQUAD}")
     try:
         paragraphs = _from_rows(rows)
     except (KeyError, TypeError) as error:
