@@ -506,3 +506,10 @@ def test_the_pth_switch_values_are_the_hooks():
 
     line = (HERE.parent / "packaging" / "copy_tasks.pth").read_text()
     assert set(line.split("not in (")[1].split(")")[0].replace("'", "").replace(" ", "").split(",")) == OFF_VALUES
+
+
+def test_a_flag_of_any_length_is_cut_in_the_csv(tmp_path):
+    write_results(tmp_path / "in", "gemma", SCORES, config={"model": "hf", "model_args": {}, "limit": "9" * 100_000})
+    build_leaderboard([tmp_path / "in"], tmp_path / "out")
+    flags = {row["flags"] for row in read_csv_rows(tmp_path / "out" / "leaderboard.csv")}
+    assert flags == {"limit=" + "9" * 90 + "... (100006 characters)"}
