@@ -39,7 +39,7 @@ from copy_tasks.experiments.lm_eval_runner import LmEvalFailed, LmEvalRun, launc
 from copy_tasks.models import REFERENCE_MODELS
 from copy_tasks.probes.families import FAMILIES
 from copy_tasks.probes.family import GENERATION, TEACHER_FORCED, VARIANTS, Family
-from copy_tasks.probes.options import DOCS
+from copy_tasks.probes.options import DOCS, one_line_errors
 
 
 @dataclass(frozen=True)
@@ -177,11 +177,5 @@ def main(argv: list[str] | None = None) -> None:
         if unknown:
             parser.error(f"--models: unknown {', '.join(unknown)}; the preset {args.preset} runs "
                          f"{', '.join(run_labels(args.preset))}")
-    try:
+    with one_line_errors("copy-tasks suite", {ModelError: 1, LmEvalFailed: 1}):
         run_suite(args.preset, args.out, labels)
-    except ModelError as error:
-        print(f"copy-tasks suite: error: {error}", file=sys.stderr)
-        raise SystemExit(1) from None
-    except LmEvalFailed as error:
-        print(f"copy-tasks suite: error: {error}", file=sys.stderr)
-        raise SystemExit(1) from None

@@ -34,7 +34,7 @@ from copy_tasks.experiments.training import ARCHITECTURES, RECIPES, Recipe, trai
 from copy_tasks.harness.task_yamls import write_length_tasks
 from copy_tasks.probes.families import FAMILIES
 from copy_tasks.probes.families.lookup import LOOKUP_FORMAT
-from copy_tasks.probes.options import DOCS
+from copy_tasks.probes.options import DOCS, one_line_errors
 from copy_tasks.report.plots import Line, line_plot
 from copy_tasks.report.results import UnreadableResults, exact_match_scores
 from copy_tasks.report.summary import effective_length
@@ -330,14 +330,8 @@ def main(argv: list[str] | None = None) -> None:
     unknown = [name for name in architectures if name not in ARCHITECTURES]
     if unknown or not architectures:
         parser.error(f"--models: unknown {', '.join(unknown) or '(none given)'}; allowed: {', '.join(ARCHITECTURES)}")
-    try:
+    with one_line_errors("copy-tasks train", {TrainError: 2, LmEvalFailed: 1}):
         if args.report_only:
             report_again(args.out.resolve(), args.leaderboard)
         else:
             run(args.recipe, args.out.resolve(), architectures, args.leaderboard)
-    except TrainError as error:
-        print(f"copy-tasks train: error: {error}", file=sys.stderr)
-        raise SystemExit(2) from None
-    except LmEvalFailed as error:
-        print(f"copy-tasks train: error: {error}", file=sys.stderr)
-        raise SystemExit(1) from None

@@ -7,7 +7,9 @@ An unknown `copy_tasks_` key is an error, so a typo never silently runs the defa
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -43,6 +45,17 @@ RECORDED_KEYS = tuple(value for name, value in vars(Recorded).items() if name.is
 class UserError(Exception):
     """Something the user asked for cannot be done; the message says what and how to fix it.
     Our command-line entry points print it in one line, without a traceback."""
+
+
+@contextmanager
+def one_line_errors(program: str, exit_codes: Mapping[type[Exception], int]):
+    """Inside, an exception of a kind in `exit_codes` becomes one line on stderr,
+    `<program>: error: <message>`, and that kind's exit status (the first kind it is)."""
+    try:
+        yield
+    except tuple(exit_codes) as error:
+        print(f"{program}: error: {error}", file=sys.stderr)
+        raise SystemExit(next(code for kind, code in exit_codes.items() if isinstance(error, kind))) from None
 
 
 class OptionError(UserError, ValueError):

@@ -22,6 +22,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from copy_tasks.probes.options import one_line_errors
 from copy_tasks.report.plots import all_plots
 from copy_tasks.report.results import Problem, find_result_files
 from copy_tasks.report.rows import rows_from_file
@@ -144,14 +145,8 @@ def main(argv: list[str] | None = None) -> None:
                         help="new runs replace earlier runs of the same model and task in the CSV "
                         "(by default every run stays and the summary shows the latest)")
     args = parser.parse_args(argv)
-    try:
+    with one_line_errors("copy-tasks leaderboard", {LeaderboardFileError: 2, NoResults: 1}):
         report = build_leaderboard(args.results, args.out, replace=args.replace)
-    except LeaderboardFileError as error:
-        print(f"copy-tasks leaderboard: error: {error}", file=sys.stderr)
-        raise SystemExit(2) from None
-    except NoResults as error:
-        print(f"copy-tasks leaderboard: error: {error}", file=sys.stderr)
-        raise SystemExit(1) from None
     for problem in report.problems:
         print(f"copy-tasks leaderboard: {problem}", file=sys.stderr)
     for note in report.notes:

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from copy_tasks.probes.families import FAMILIES, parse_task_name
 from copy_tasks.probes.family import GENERATION
-from copy_tasks.probes.options import Recorded
+from copy_tasks.probes.options import Recorded, one_line_errors
 from copy_tasks.report.results import (
     UnreadableResults,
     find_result_files,
@@ -117,12 +117,9 @@ def main(argv: list[str] | None = None) -> None:
         print(f"copy-tasks rescore: error: {args.run} holds no lm-eval results file", file=sys.stderr)
         raise SystemExit(2)
     for path in found:
-        try:
-            tasks = rescore_run(path, args.out / path.parent.relative_to(args.run))
-        except FileExistsError as error:
-            print(f"copy-tasks rescore: error: {error}", file=sys.stderr)
-            raise SystemExit(2) from None
-        except UnreadableResults as error:
-            print(f"copy-tasks rescore: error: {path}: {error}", file=sys.stderr)
-            raise SystemExit(2) from None
+        with one_line_errors("copy-tasks rescore", {FileExistsError: 2, UnreadableResults: 2}):
+            try:
+                tasks = rescore_run(path, args.out / path.parent.relative_to(args.run))
+            except UnreadableResults as error:
+                raise UnreadableResults(f"{path}: {error}") from None
         print(f"{path}: {len(tasks)} generation tasks re-scored")
