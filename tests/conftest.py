@@ -17,7 +17,7 @@ from copy_tasks.probes.options import SourceOption
 BIN = Path(sys.executable).parent
 # The toy family registers itself when imported: only its own tests import it (not the
 # doctest collection, which would add it to every test's family table).
-collect_ignore = ["toy_family.py"]
+collect_ignore = ["toy_family.py", "fake_preparation.py"]  # the latter is a script the tests run
 
 
 @pytest.fixture(scope="session")

@@ -25,5 +25,6 @@ def fake_dequantize(gguf_path: Path, out: Path) -> None:
             log.write("built\n")
 
 
-real_models.fetch_gguf, real_models.dequantize = fake_fetch, fake_dequantize
-print(real_models.prepare(sys.argv[1], Path(sys.argv[2])))
+if __name__ == "__main__":
+    real_models.fetch_gguf, real_models.dequantize = fake_fetch, fake_dequantize
+    print(real_models.prepare(sys.argv[1], Path(sys.argv[2])))
