@@ -14,6 +14,7 @@ lm-eval records are written relative to the package (`redact_config_paths`).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -66,22 +67,20 @@ class LmEvalFailed(Exception):
 
 def launch(run: LmEvalRun, cwd: Path, log: Path | None = None) -> None:
     """Run lm-eval, then redact the paths in its results. Its output goes to the terminal, or
-    with `log` to that file; a failed run is an `LmEvalFailed` naming the tasks and the log's
-    last line (the child's traceback stays in the log)."""
+    with `log` to that file; a failed run is an `LmEvalFailed` naming the tasks (and the log's
+    last line: the child's traceback stays in the log)."""
     environment = {**os.environ, "TOKENIZERS_PARALLELISM": "false"}
-    tasks = ",".join(run.tasks)
-    if log is None:
-        result = subprocess.run(run.command(), cwd=cwd, env=environment)
-        if result.returncode != 0:
-            raise LmEvalFailed(f"lm-eval failed (exit {result.returncode}) running {run.backend} on {tasks[:200]}")
-    else:
+    if log is not None:
         log.parent.mkdir(parents=True, exist_ok=True)
-        with log.open("w") as output:
-            result = subprocess.run(run.command(), cwd=cwd, env=environment, stdout=output, stderr=subprocess.STDOUT)
-        if result.returncode != 0:
-            lines = [line for line in log.read_text(errors="replace").splitlines() if line.strip()]
-            raise LmEvalFailed(f"lm-eval failed (exit {result.returncode}) running {run.backend} on {tasks[:200]}: "
-                               f"{lines[-1].strip() if lines else 'no output'} (its output: {log})")
+    with contextlib.nullcontext() if log is None else log.open("w") as output:
+        result = subprocess.run(run.command(), cwd=cwd, env=environment, stdout=output,
+                                stderr=None if output is None else subprocess.STDOUT)
+    if result.returncode != 0:
+        message = f"lm-eval failed (exit {result.returncode}) running {run.backend} on {','.join(run.tasks)[:200]}"
+        if log is not None:
+            lines = [line.strip() for line in log.read_text(errors="replace").splitlines() if line.strip()]
+            message += f": {lines[-1] if lines else 'no output'} (its output: {log})"
+        raise LmEvalFailed(message)
     redact_config_paths(run.output, run.include)
 
 
