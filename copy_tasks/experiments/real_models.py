@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from copy_tasks.harness.model_info import PREPARED_MARKER
+from copy_tasks.report.table import new_file_mode
 
 DEFAULT_MODEL = "gemma-3-270m"
 CACHE_ENV = "COPY_TASKS_CACHE"
@@ -216,11 +217,10 @@ def _locked(lock: Path):
 
 def _new_file_mode(folder: Path) -> None:
     """Every file of a built folder readable as the umask allows (transformers writes 0600 weights)."""
-    umask = os.umask(0)
-    os.umask(umask)
+    mode = new_file_mode()
     for path in folder.rglob("*"):
         if path.is_file():
-            path.chmod(0o666 & ~umask)
+            path.chmod(mode)
 
 
 def _build(model: GgufModel, name: str, scratch: Path) -> Path:

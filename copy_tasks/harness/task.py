@@ -119,7 +119,8 @@ class CopyTask(ConfigurableTask):
 
     def request_cache_tag(self) -> str:
         """What our requests depend on beyond what lm-eval keys its request cache on: the docs
-        (seed, count, options) and the context that fits their budgets."""
+        (seed, count, options), the context that fits their budgets, the user's max_gen_toks,
+        the prompt form (plain or chat) and the task and package versions."""
         key = [self.config.metadata[Recorded.DOCS_SHA256], self.limits.context, self.limits.source,
                self.user_max_gen_toks(), self.chat, self.VERSION, __version__]
         return hashlib.sha256(json.dumps(key).encode()).hexdigest()[:16]

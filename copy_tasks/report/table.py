@@ -209,7 +209,7 @@ def csv_text(rows: list[dict]) -> str:
 TEMPORARY_SUFFIX = ".tmp"
 
 
-def _new_file_mode() -> int:
+def new_file_mode() -> int:
     """The mode a new file gets under the process's umask."""
     umask = os.umask(0)
     os.umask(umask)
@@ -223,7 +223,7 @@ def write_atomically(path: Path, content: str | bytes) -> None:
     flushed to disk, gets the mode of the file it replaces (a new file: the umask's), and
     replaces the target with one `os.replace`."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    mode = path.stat().st_mode & 0o7777 if path.exists() else _new_file_mode()
+    mode = path.stat().st_mode & 0o7777 if path.exists() else new_file_mode()
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=TEMPORARY_SUFFIX)
     try:
         with os.fdopen(handle, "wb") as stream:
