@@ -32,6 +32,8 @@ import math
 import re
 import unicodedata
 from collections import defaultdict
+from dataclasses import dataclass
+from typing import NamedTuple
 
 from copy_tasks.probes.families import FAMILIES
 from copy_tasks.probes.family import GENERATION, TEACHER_FORCED
@@ -80,13 +82,6 @@ def series(row: dict) -> str:
     setting = split_flags(as_written(row["flags"]))[0]
     model = as_written(row["model"])
     return f"{model} [{setting}]" if setting else model
-# (variant, metric, title): one summary table each, in this order.
-TABLES = (
-    (GENERATION, "authors_exact_match",
-     "Generation, the authors' rule (the paper's protocol: `authors_exact_match`)"),
-    (GENERATION, "exact_match", "Generation, our rule (the answer at the start, whatever follows: `exact_match`)"),
-    (TEACHER_FORCED, "exact_match", "Teacher-forced (greedy exact match in one forward pass: `exact_match`)"),
-)
 
 
 def latest_runs(rows: list[dict]) -> tuple[list[dict], list[str]]:
@@ -109,6 +104,16 @@ def latest_runs(rows: list[dict]) -> tuple[list[dict], list[str]]:
 MARKDOWN_SPECIALS = re.compile(r"([\\`*\[\]()!|$~#]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9]))")
 
 
+def visible(text: str) -> str:
+    r"""Text with its invisible format and control characters (a right-to-left override, a
+    line break) written as their code points, so that a name shows as it is.
+
+    >>> print(visible("abc\u202edef\r"))
+    abc\u202edef\u000d
+    """
+    return "".join(f"\\u{ord(char):04x}" if unicodedata.category(char) in ("Cc", "Cf") else char for char in text)
+
+
 def markdown_text(text: str) -> str:
     r"""Text shown as itself in Markdown: HTML and Markdown syntax escaped (an underscore only
     where it could start or end emphasis), and invisible format and control characters (a
@@ -119,9 +124,7 @@ def markdown_text(text: str) -> str:
     >>> print(markdown_text("abc\u202edef"), markdown_text("\r=1+1"))
     abc\\u202edef \\u000d=1+1
     """
-    visible = "".join(f"\\u{ord(char):04x}" if unicodedata.category(char) in ("Cc", "Cf") else char
-                      for char in text)
-    return MARKDOWN_SPECIALS.sub(r"\\\1", html.escape(visible, quote=False))
+    return MARKDOWN_SPECIALS.sub(r"\\\1", html.escape(visible(text), quote=False))
 
 
 def cell_number(text: str) -> float | None:
@@ -186,23 +189,127 @@ def area_under_curve(points: list[tuple[int, float]]) -> float:
     return area / (math.log(points[-1][0]) - math.log(points[0][0]))
 
 
-def _cell(points: list[tuple[int, float, float]], cut: set[int], task_flags: str = "") -> str:
-    """`effective / AUC (lengths)`, then the lengths that overflowed, then the tasks' own flags.
+@dataclass(frozen=True)
+class Score:
+    """A model's numbers on one family under one rule: the (length, value) points it ran, the
+    lengths left out because some doc overflowed, and the tasks' own flags (as written).
 
-    >>> _cell([(10, 1.0, 0.0), (20, 0.4, 0.1)], {50, 100})
+    >>> score = Score(((10, 1.0), (20, 0.4)), (50, 100))
+    >>> score.effective, score.shown_effective, round(score.auc, 2), score.lengths, score.overflow_note
+    (10, '10', 0.7, '10-20', 'overflow at 50, 100')
+    >>> Score(((10, 0.2),)).shown_effective, Score((), (10,)).auc
+    ('<10', None)
+    """
+
+    points: tuple[tuple[int, float], ...]
+    overflow: tuple[int, ...] = ()
+    task_flags: str = ""
+
+    @property
+    def effective(self) -> int | None:
+        return effective_length(list(self.points)) if self.points else None
+
+    @property
+    def shown_effective(self) -> str:
+        """The effective length as the tables show it: `<L` when the shortest length L fails,
+        empty when no length was scored."""
+        if not self.points:
+            return ""
+        return str(self.effective) if self.effective is not None else f"<{self.points[0][0]}"
+
+    @property
+    def auc(self) -> float | None:
+        return area_under_curve(list(self.points)) if self.points else None
+
+    @property
+    def lengths(self) -> str:
+        return f"{self.points[0][0]}-{self.points[-1][0]}" if self.points else ""
+
+    @property
+    def overflow_note(self) -> str:
+        return "overflow at " + ", ".join(map(str, self.overflow)) if self.overflow else ""
+
+
+class Rule(NamedTuple):
+    """One scoring rule of the tables: the variant and metric it reads, a short label, a title."""
+
+    variant: str
+    metric: str
+    label: str
+    title: str
+
+
+# One summary table each, in this order.
+TABLES = (
+    Rule(GENERATION, "authors_exact_match", "authors' rule",
+         "Generation, the authors' rule (the paper's protocol: `authors_exact_match`)"),
+    Rule(GENERATION, "exact_match", "our rule",
+         "Generation, our rule (the answer at the start, whatever follows: `exact_match`)"),
+    Rule(TEACHER_FORCED, "exact_match", "teacher-forced",
+         "Teacher-forced (greedy exact match in one forward pass: `exact_match`)"),
+)
+
+
+@dataclass(frozen=True)
+class TableRow:
+    """A row of a table: a model in its setting (`series`), as written, and its `Score` per
+    family (None: not run)."""
+
+    entry: str
+    model: str
+    architecture: str
+    setting: str
+    scores: dict[str, Score | None]
+
+
+@dataclass(frozen=True)
+class ScoreTable:
+    """The numbers of one rule's table: its families (in `FAMILIES` order) and rows (by `series`)."""
+
+    rule: Rule
+    families: list[str]
+    rows: list[TableRow]
+
+
+def score_table(rows: list[dict], rule: Rule) -> ScoreTable | None:
+    """The table of one rule (summary.md and index.html show it), or None when no row has its
+    metric."""
+    variant, metric = rule.variant, rule.metric
+    families = [name for name in FAMILIES
+                if any((r["family"], r["variant"], r["metric"]) == (name, variant, metric) for r in rows)]
+    if not families:
+        return None
+    by_family = {name: curves(rows, name, variant, metric) for name in families}
+    cut = {name: overflowed(rows, name, variant) for name in families}
+    flags = {name: task_flags(rows, name, variant) for name in families}
+    entries = sorted({entry for name in families for entry in (*by_family[name], *cut[name])})
+    about = {series(row): (as_written(row["model"]), row["architecture"], split_flags(as_written(row["flags"]))[0])
+             for row in rows}
+    table_rows = []
+    for entry in entries:
+        scores = {name: Score(tuple((length, value) for length, value, _ in by_family[name].get(entry, [])),
+                              tuple(sorted(cut[name].get(entry, set()))), flags[name].get(entry, ""))
+                  if entry in by_family[name] or entry in cut[name] else None for name in families}
+        table_rows.append(TableRow(entry, *about.get(entry, (entry, "", "")), scores))
+    return ScoreTable(rule, families, table_rows)
+
+
+def markdown_cell(score: Score | None) -> str:
+    """`effective / AUC (lengths)`, then the lengths that overflowed, then the tasks' own flags;
+    `-` when the family was not run.
+
+    >>> markdown_cell(Score(((10, 1.0), (20, 0.4)), (50, 100)))
     '10 / 0.70 (10-20); overflow at 50, 100'
-    >>> _cell([], {10}), _cell([(10, 1.0, 0.0)], set(), "copy_tasks_lookup_format=paper")
+    >>> markdown_cell(Score((), (10,))), markdown_cell(Score(((10, 1.0),), (), "copy_tasks_lookup_format=paper"))
     ('overflow at 10', '10 / 1.00 (10-10) [copy_tasks_lookup_format=paper]')
     """
-    overflow = "overflow at " + ", ".join(map(str, sorted(cut))) if cut else ""
-    flags = f" [{task_flags}]" if task_flags else ""
-    if not points:
-        return overflow + flags
-    pairs = [(length, value) for length, value, _ in points]
-    effective = effective_length(pairs)
-    shown = str(effective) if effective is not None else f"<{pairs[0][0]}"
-    cell = f"{shown} / {area_under_curve(pairs):.2f} ({pairs[0][0]}-{pairs[-1][0]})"
-    return cell + ("; " + overflow if overflow else "") + flags
+    if score is None:
+        return "-"
+    flags = f" [{markdown_text(score.task_flags)}]" if score.task_flags else ""
+    if not score.points:
+        return score.overflow_note + flags
+    cell = f"{score.shown_effective} / {score.auc:.2f} ({score.lengths})"
+    return cell + ("; " + score.overflow_note if score.overflow else "") + flags
 
 
 def task_flags(rows: list[dict], family: str, variant: str) -> dict[str, str]:
@@ -215,27 +322,14 @@ def task_flags(rows: list[dict], family: str, variant: str) -> dict[str, str]:
     return {name: ";".join(flags) for name, flags in found.items()}
 
 
-def summary_table(rows: list[dict], variant: str, metric: str) -> str | None:
-    """A Markdown table of `metric`: a row per model, a column per family, cells
+def summary_table(table: ScoreTable) -> str:
+    """A Markdown table of one rule: a row per model, a column per family, cells
     `effective / AUC (lengths)`."""
-    families = [name for name in FAMILIES
-                if any((r["family"], r["variant"], r["metric"]) == (name, variant, metric) for r in rows)]
-    if not families:
-        return None
-    by_family = {name: curves(rows, name, variant, metric) for name in families}
-    cut = {name: overflowed(rows, name, variant) for name in families}
-    flags = {name: task_flags(rows, name, variant) for name in families}
-    entries = sorted({entry for name in families for entry in (*by_family[name], *cut[name])})
-    about = {series(row): (as_written(row["model"]), row["architecture"], split_flags(as_written(row["flags"]))[0])
-             for row in rows}
-    header = ["model", "architecture", "flags", *[f"{name} ({FAMILIES[name].unit})" for name in families]]
+    header = ["model", "architecture", "flags", *[f"{name} ({FAMILIES[name].unit})" for name in table.families]]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    for entry in entries:
-        cells = [_cell(by_family[name].get(entry, []), cut[name].get(entry, set()),
-                       markdown_text(flags[name].get(entry, "")))
-                 if entry in by_family[name] or entry in cut[name] else "-" for name in families]
-        model, architecture, setting = about.get(entry, (entry, "", ""))
-        shown = [markdown_text(model), markdown_text(architecture), markdown_text(setting) or "-"]
+    for row in table.rows:
+        shown = [markdown_text(row.model), markdown_text(row.architecture), markdown_text(row.setting) or "-"]
+        cells = [markdown_cell(row.scores[name]) for name in table.families]
         lines.append("| " + " | ".join([*shown, *cells]) + " |")
     return "\n".join(lines)
 
@@ -257,10 +351,10 @@ def summary_markdown(rows: list[dict], plot_files: list[str], notes: list[str], 
         "log-length span. Each table's heading names its rule and metric. "
         "Lengths where the backend cut some prompt (overflow) are left out of both and named.",
     ]
-    for variant, metric, title in TABLES:
-        table = summary_table(rows, variant, metric)
+    for rule in TABLES:
+        table = score_table(rows, rule)
         if table:
-            parts += ["", f"## {title}", "", table]
+            parts += ["", f"## {rule.title}", "", summary_table(table)]
     if plot_files:
         parts += ["", "## Plots", ""]
         parts += [f"![{name}](plots/{name})" for name in plot_files]
