@@ -17,12 +17,14 @@ def write_results(
     backend: str = "hf",
     n: int = 10,
     model_type: str | None = "gemma3_text",
+    task_metadata: dict[str, dict] | None = None,
     **top_level,
 ) -> Path:
     """A results file for `model` whose tasks have the given metric values.
 
     `scores`: task -> {"exact_match": 0.9, "exact_match_stderr": 0.1, ...}; the filter `none`
-    is added to every key, as lm-eval writes them."""
+    is added to every key, as lm-eval writes them. `task_metadata`: task -> more metadata the
+    task recorded (a family option: {"copy_tasks_lookup_format": "paper"})."""
     when = datetime.fromisoformat(date).replace(tzinfo=timezone.utc)
     results = {
         task: {"alias": task, **{f"{key},none": value for key, value in metrics.items()}, "sample_len": n}
@@ -33,7 +35,7 @@ def write_results(
             "version": 1.0, "copy_tasks_seed": 1234, "copy_tasks_docs": n,
             "copy_tasks_version": "0.1.0", "copy_tasks_docs_sha256": f"sha-{task}",
             "copy_tasks_overflow_docs": 0, "copy_tasks_model_type": model_type,
-            "copy_tasks_model_source": None,
+            "copy_tasks_model_source": None, **(task_metadata or {}).get(task, {}),
         }}
         for task in scores
     }

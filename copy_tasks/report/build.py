@@ -2,14 +2,15 @@
 
     copy-tasks leaderboard results/ more/results_2026-11-29T10-00-00.json --out leaderboard/
 
-writes `DIR/leaderboard.csv` (merged with the one already there), `DIR/plots/*.png` and
+writes `DIR/leaderboard.csv` (merged with the one already there), `DIR/plots/*.png`,
 `DIR/summary.md` (ending with any Markdown files in `DIR/sections/`, in name order: sections
-other commands add, such as `copy-tasks train`'s experiments). Files that cannot be used are
-named on stderr with the reason and skipped (exit status 1), and so is an input that holds no
-results file; when no input holds one, nothing is written (exit status 1). The rows already in
-the CSV are never lost. Every file is written atomically,
-and the merge holds a lock on `DIR` from reading the CSV to writing the summary, so two
-builds into one folder at once both keep their rows and the summary matches the CSV.
+other commands add, such as `copy-tasks train`'s experiments) and `DIR/index.html` (the
+summary's tables as one sortable, self-contained web page, with the plots and links to the raw
+results). Files that cannot be used are named on stderr with the reason and skipped (exit
+status 1), and so is an input that holds no results file; when no input holds one, nothing is
+written (exit status 1). The rows already in the CSV are never lost. Every file is written
+atomically, and the merge holds a lock on `DIR` from reading the CSV to writing the page, so
+two builds into one folder at once both keep their rows and the summary and page match the CSV.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from copy_tasks.probes.options import one_line_errors
+from copy_tasks.report.html_page import PAGE_NAME, page_html, result_links
 from copy_tasks.report.plots import all_plots
 from copy_tasks.report.results import Problem, find_result_files
 from copy_tasks.report.rows import rows_from_file
@@ -86,7 +88,7 @@ def locked(out: Path):
     with (out / LOCK_NAME).open("a") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
         try:
-            remove_stale_temporaries(out, [CSV_NAME, SUMMARY_NAME])
+            remove_stale_temporaries(out, [CSV_NAME, SUMMARY_NAME, PAGE_NAME])
             remove_stale_temporaries(out / PLOTS, ["*.png"])
             yield
         finally:
@@ -111,16 +113,17 @@ class Report:
 
 def build_leaderboard(inputs: list[Path], out: Path, replace: bool = False) -> Report:
     """Read the results under `inputs`, merge their rows into `out/leaderboard.csv`, and write
-    the plots and `summary.md` from the merged rows."""
+    the plots, `summary.md` and `index.html` from the merged rows."""
     report = Report()
     files, report.problems = find_result_files(inputs)
     if not files:
         raise NoResults("; ".join(map(str, report.problems)) + "; nothing was written")
     prepare_out(out)
-    new_rows = []
+    new_rows, read = [], {}
     for path in files:
         rows, problems = rows_from_file(path)
         new_rows += rows
+        read.update({(row.run, row.source_file): path for row in rows})
         report.problems += problems
     with locked(out):
         existing = read_csv(out / CSV_NAME)
@@ -130,10 +133,12 @@ def build_leaderboard(inputs: list[Path], out: Path, replace: bool = False) -> R
         report.notes += run_notes
         plots = all_plots(shown)
         summary = summary_markdown(shown, sorted(plots), run_notes, sections)
+        page = page_html(shown, plots, run_notes, result_links(read, out))
         write_atomically(out / CSV_NAME, csv_text(merged))
         for name, png in plots.items():
             write_atomically(out / PLOTS / name, png)
         write_atomically(out / SUMMARY_NAME, summary)
+        write_atomically(out / PAGE_NAME, page)
     return report
 
 
@@ -151,6 +156,7 @@ def main(argv: list[str] | None = None) -> None:
         print(f"copy-tasks leaderboard: {problem}", file=sys.stderr)
     for note in report.notes:
         print(f"copy-tasks leaderboard: {note}", file=sys.stderr)
-    print(f"copy-tasks leaderboard: wrote {args.out / CSV_NAME}, {args.out / 'summary.md'}", file=sys.stderr)
+    print(f"copy-tasks leaderboard: wrote {args.out / CSV_NAME}, {args.out / SUMMARY_NAME}, {args.out / PAGE_NAME}",
+          file=sys.stderr)
     if report.skipped_files:
         raise SystemExit(1)
