@@ -1,12 +1,16 @@
-"""The published leaderboard (`leaderboard/`): real runs, regenerable byte for byte, whose
-teacher-forced and generated verdicts agree."""
+"""The published leaderboard (`leaderboard/`): real runs, regenerable byte for byte (the CSV,
+the summary, the web page), whose teacher-forced and generated verdicts agree."""
 
 from __future__ import annotations
 
+import base64
 import csv
 import json
 import re
 from pathlib import Path
+from urllib.parse import quote
+
+import pytest
 
 from copy_tasks.experiments.suite import offline_families
 from copy_tasks.probes.families import parse_task_name
@@ -18,6 +22,7 @@ SUITE_MODELS = {"gemma-3-270m": "transformer", "smollm2-135m": "transformer",
                 "ngram_copier": "reference model", "bounded_state": "reference model"}
 TRAINED_MODELS = {"trained-transformer-nope": "transformer", "trained-transformer-rope": "transformer",
                   "trained-mamba2": "ssm"}
+IMAGE = re.compile(r'<img alt="([^"]*)" src="data:image/png;base64,([^"]*)"')
 
 
 def published_rows() -> list[dict]:
@@ -25,10 +30,31 @@ def published_rows() -> list[dict]:
         return list(csv.DictReader(handle))
 
 
-def test_the_csv_regenerates_byte_identically_from_the_raw_results(tmp_path):
-    report = build_leaderboard([PUBLISHED / "results"], tmp_path)
+@pytest.fixture(scope="module")
+def fresh(tmp_path_factory) -> Path:
+    """A new build from the raw results alone, laid out as the published folder: its results/
+    linked in, so that the page links them as the published page does."""
+    out = tmp_path_factory.mktemp("fresh")
+    (out / "results").symlink_to(PUBLISHED / "results")
+    report = build_leaderboard([out / "results"], out)
     assert report.problems == []
-    assert (tmp_path / "leaderboard.csv").read_bytes() == (PUBLISHED / "leaderboard.csv").read_bytes()
+    return out
+
+
+def test_the_csv_regenerates_byte_identically_from_the_raw_results(fresh):
+    assert (fresh / "leaderboard.csv").read_bytes() == (PUBLISHED / "leaderboard.csv").read_bytes()
+
+
+def test_the_web_page_is_there_and_regenerates_from_the_raw_results(fresh):
+    published, new = ((folder / "index.html").read_text(encoding="utf-8") for folder in (PUBLISHED, fresh))
+    # all but the plots' bytes, which depend on matplotlib's version
+    assert IMAGE.sub(r"\1", published) == IMAGE.sub(r"\1", new)
+    linked = set(re.findall(r'<a href="(results/[^"]*)"', published))
+    assert linked == {quote(path.relative_to(PUBLISHED).as_posix())  # every results file, linked
+                      for path in (PUBLISHED / "results").rglob("results_*.json")}
+    shown = {name: base64.b64decode(data) for name, data in IMAGE.findall(published)}
+    assert sorted(shown) == sorted(path.name for path in (fresh / "plots").glob("*.png"))
+    assert all(png == (PUBLISHED / "plots" / name).read_bytes() for name, png in shown.items())
 
 
 def test_every_suite_model_ran_every_offline_family_in_both_variants():
@@ -107,5 +133,5 @@ def test_teacher_forced_and_generated_verdicts_agree_on_99_percent_of_docs():
 def test_published_files_name_no_folder_of_the_machine_that_made_them():
     machine_path = re.compile(r"(?<![\w.])/(root|home|tmp|work|Users)/")
     for path in PUBLISHED.rglob("*"):
-        if path.is_file() and path.suffix in (".json", ".jsonl", ".csv", ".md"):
-            assert not machine_path.search(path.read_text(encoding="utf-8")), path
+        if path.is_file() and path.suffix in (".json", ".jsonl", ".csv", ".md", ".html"):
+            assert not machine_path.search(IMAGE.sub("", path.read_text(encoding="utf-8"))), path
