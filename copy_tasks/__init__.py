@@ -5,14 +5,18 @@ torch), `harness` (everything that touches lm-eval), `models` (lm-eval backends 
 reference models), `report` (reading results; the leaderboard), `experiments` (the suite,
 training, model preparation), and on top `cli`.
 
+`score(doc, answer)` and `score_teacher_forced(doc, logprob, is_greedy)` are the public scorer
+(`copy_tasks.probes.public_scorer`): our tasks' verdicts for a doc of an exported dataset
+(`copy-tasks export`), without lm-eval or torch.
+
 Importing this package is cheap: the start-up hook imports it in every Python process of an
-environment where copy-tasks is installed, so `task_config_dir` and `task_manager` load their
-modules only when used.
+environment where copy-tasks is installed, so `task_config_dir`, `task_manager` and the scorer
+load their modules only when used.
 """
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__", "task_config_dir", "task_manager"]
+__all__ = ["__version__", "score", "score_teacher_forced", "task_config_dir", "task_manager"]
 
 
 def __getattr__(name: str):
@@ -24,4 +28,8 @@ def __getattr__(name: str):
         from copy_tasks.harness.startup import task_manager
 
         return task_manager
+    if name in ("score", "score_teacher_forced"):
+        from copy_tasks.probes import public_scorer
+
+        return getattr(public_scorer, name)
     raise AttributeError(f"module 'copy_tasks' has no attribute {name!r}")

@@ -42,19 +42,12 @@ from copy_tasks.harness.lm_eval_internals import model_of_running_evaluate
 from copy_tasks.harness.model_info import model_type_of, prepared_source
 from copy_tasks.probes.families import family_named
 from copy_tasks.probes.options import Recorded, UserError
+from copy_tasks.probes.task_docs import docs_fingerprint
 
 NOT_BOUND = BackendLimits(None, None, "", unknown=(
     "copy-tasks did not see the model object that runs its tasks (lm-eval's evaluate was not "
     "patched, or requests came from lm-eval's request cache), so it cannot tell which prompts "
     "are cut"))
-
-
-def docs_fingerprint(docs) -> str:
-    """sha256 over the prompts, targets and teacher-forced continuations of the docs, in order."""
-    digest = hashlib.sha256()
-    for doc in docs:
-        digest.update(json.dumps([doc["prompt"], doc["target"], doc["continuation"]]).encode())
-    return digest.hexdigest()
 
 
 class CopyTask(ConfigurableTask):

@@ -8,13 +8,11 @@ fits the model is counted later, against the backend that runs it (`CopyTask`).
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
-from copy_tasks.probes.doc_sets import generate_docs
-from copy_tasks.probes.families import family_named, task_settings
-from copy_tasks.probes.family import VARIANTS
-from copy_tasks.probes.options import OptionError
+from copy_tasks.probes.families import family_named
+from copy_tasks.probes.public_scorer import score_teacher_forced
+from copy_tasks.probes.task_docs import task_rows
 
 
 def build_dataset(
@@ -23,14 +21,8 @@ def build_dataset(
     """The docs of one task, each with its generation budget, as `{"test": datasets.Dataset}`."""
     import datasets
 
-    family = family_named(copy_tasks_family)
-    length = family.length_option().parse(copy_tasks_length)
-    if copy_tasks_variant not in VARIANTS:
-        raise OptionError(f"copy_tasks_variant={copy_tasks_variant!r}: allowed are {VARIANTS}")
-    settings = task_settings(family, metadata)
-    docs = generate_docs(family.name, length, settings.seed, settings.docs, settings.doc_options)
-    rows = [dict(doc, generation_budget=family.generation_budget(doc)) for doc in docs]
-    return {"test": datasets.Dataset.from_list(rows)}
+    return {"test": datasets.Dataset.from_list(task_rows(copy_tasks_family, copy_tasks_length, copy_tasks_variant,
+                                                         metadata))}
 
 
 def process_generation(doc: dict, results: list[str]) -> dict[str, float]:
@@ -40,15 +32,7 @@ def process_generation(doc: dict, results: list[str]) -> dict[str, float]:
 
 
 def process_teacher_forced(doc: dict, results: list[tuple[float, bool]]) -> dict[str, float]:
-    """Metrics of one scored continuation (lm-eval passes `[(logprob, is_greedy)]`).
-
-    exact_match is lm-eval's `is_greedy`: every target token is the model's argmax, which is
-    what greedy decoding would have produced, token for token. bits_per_char is the answer's
-    information under the model, per character: it separates models where exact match is 0.
-    """
+    """Metrics of one scored continuation (lm-eval passes `[(logprob, is_greedy)]`): exact_match
+    is lm-eval's `is_greedy` (`copy_tasks.probes.public_scorer.score_teacher_forced`)."""
     logprob, is_greedy = results[0]
-    return {
-        "exact_match": float(is_greedy),
-        "logprob": float(logprob),
-        "bits_per_char": -float(logprob) / math.log(2) / len(doc["continuation"]),
-    }
+    return score_teacher_forced(doc, logprob, is_greedy)

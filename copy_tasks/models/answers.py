@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import math
 
+from copy_tasks.probes.public_scorer import cut_at_stops  # noqa: F401  (where the models import it from)
+
 EPSILON = 0.01
 
 
@@ -29,15 +31,3 @@ def score_against(answer: str, continuation: str) -> tuple[float, bool]:
         return logprob, True
     lost = len(continuation) - agree - 1
     return logprob + math.log(EPSILON / 255) + lost * math.log(1 / 256), False
-
-
-def cut_at_stops(text: str, until: list[str]) -> str:
-    """`text` up to its first stop sequence, as lm-eval's backends return generations.
-
-    >>> cut_at_stops(" 123\\nAnn", ["\\n"]), cut_at_stops("abc", [])
-    (' 123', 'abc')
-    """
-    for stop in until:
-        if stop and stop in text:
-            text = text[: text.index(stop)]
-    return text

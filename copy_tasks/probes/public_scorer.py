@@ -1,0 +1,94 @@
+"""The public scorer: the verdicts our lm-eval tasks give, for a doc and a model's answer.
+
+`copy_tasks.score(doc, answer)` takes a doc (a row of an exported dataset, `copy-tasks export`,
+or of `copy_tasks.probes.task_docs.task_rows`) and the text a model wrote after the doc's
+prompt, and returns what our generation task reports for it, under both rules
+(`docs/scoring.md`): ours (`exact_match` and its partial credit: `prefix_match`,
+`symbol_accuracy` or `f1`, `Family.score_ours`) and the authors' (`authors_exact_match`, SQuAD
+also `authors_f1`, `Family.score_authors`). The answer is cut before the first of the family's
+stop sequences, as lm-eval's backends cut it, so a model run without stop sequences gets the
+verdict it would get in our task.
+
+    >>> doc = {"family": "phonebook_copy", "prompt": "Ann Lee: 6093237777\\n\\nAnn Lee:",
+    ...        "target": "6093237777", "continuation": " 6093237777"}
+    >>> score(doc, " 6093237777\\nBob Day: 7000000000")
+    {'exact_match': 1.0, 'prefix_match': 1.0, 'authors_exact_match': 1.0}
+    >>> score(doc, "Ann Lee: 6093237777")      # restates the prompt's last line: ours only
+    {'exact_match': 1.0, 'prefix_match': 1.0, 'authors_exact_match': 0.0}
+
+What it cannot see: whether the prompt fitted the model (our tasks report `overflow` = 1 and
+no score for a doc the backend would cut) and the generation budget (a backend stops after
+the doc's `generation_budget` new tokens; a budget fits every accepted answer in any
+segmentation, so only a model that runs on past its answer is cut there).
+
+Teacher-forced tasks score no text: their verdict is lm-eval's `is_greedy` (every token of
+the tokenizer's own segmentation of the continuation is the model's argmax), which only the
+model can compute. Given that and the continuation's log-probability,
+`score_teacher_forced(doc, logprob, is_greedy)` gives the teacher-forced task's metrics.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from copy_tasks.probes.families import family_named
+
+
+def cut_at_stops(text: str, until: Iterable[str]) -> str:
+    """`text` up to its first stop sequence, as lm-eval's backends return generations.
+
+    >>> cut_at_stops(" 123\\nAnn", ["\\n"]), cut_at_stops("ab.c\\nd", ["\\n", "."]), cut_at_stops("abc", [])
+    (' 123', 'ab', 'abc')
+    """
+    for stop in until:
+        if stop and stop in text:
+            text = text[: text.index(stop)]
+    return text
+
+
+def plain(value: Any) -> Any:
+    """A doc's value as plain Python: what a Parquet reader gives as numpy arrays or scalars
+    (pandas, pyarrow) or tuples becomes lists and Python numbers, as `datasets` gives them.
+
+    >>> import numpy as np
+    >>> plain({"answers": np.array(["a", "b"]), "length": np.int64(3), "pair": (1, 2)})
+    {'answers': ['a', 'b'], 'length': 3, 'pair': [1, 2]}
+    """
+    if isinstance(value, Mapping):
+        return {key: plain(item) for key, item in value.items()}
+    if hasattr(value, "tolist") and not isinstance(value, str):  # numpy arrays and scalars
+        return plain(value.tolist())
+    if isinstance(value, (list, tuple)):
+        return [plain(item) for item in value]
+    return value
+
+
+def score(doc: Mapping[str, Any], answer: str) -> dict[str, float]:
+    """Our rule's and the authors' metrics of `answer`, the text a model wrote after
+    `doc["prompt"]` (cut at the family's stop sequences here), as our generation task
+    `<family>_<length>` reports them for that doc (its `overflow` aside)."""
+    if not isinstance(answer, str):
+        raise TypeError(f"answer must be the text the model wrote (a str), got {type(answer).__name__}")
+    doc = plain(doc)
+    family = family_named(doc["family"])
+    return family.score_both(cut_at_stops(answer, family.stop_sequences), doc)
+
+
+def score_teacher_forced(doc: Mapping[str, Any], logprob: float, is_greedy: bool) -> dict[str, float]:
+    """The teacher-forced task's metrics of one doc, from what the model computes for its
+    continuation: the log-probability (natural log) and whether every token is the argmax.
+
+    exact_match is `is_greedy`: greedy decoding would have written the continuation, token for
+    token. bits_per_char is the answer's information under the model, per character: it
+    separates models where exact match is 0.
+
+    >>> score_teacher_forced({"continuation": " 12"}, -math.log(8), False)
+    {'exact_match': 0.0, 'logprob': -2.0794415416798357, 'bits_per_char': 1.0}
+    """
+    return {
+        "exact_match": float(is_greedy),
+        "logprob": float(logprob),
+        "bits_per_char": -float(logprob) / math.log(2) / len(doc["continuation"]),
+    }

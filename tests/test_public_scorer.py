@@ -1,0 +1,123 @@
+"""The public scorer (`copy_tasks.score`) gives the verdicts our lm-eval tasks give: the
+conformance battery's stated verdict for every style on every family, under both rules; the
+per-sample metrics lm-eval logged for a real run; and the same for a row read back from
+Parquet, whatever types the reader gives."""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+
+import numpy as np
+import pyarrow as pa
+import pytest
+from answer_styles import backend_text, scripted_samples
+from conftest import source_options
+
+import copy_tasks
+from copy_tasks.harness.yaml_functions import process_teacher_forced
+from copy_tasks.probes.conformance import STYLES
+from copy_tasks.probes.families import FAMILIES
+from copy_tasks.probes.task_docs import task_rows
+
+RULES = {"exact_match": False, "authors_exact_match": True}  # metric -> is the authors' rule
+
+
+@pytest.fixture(scope="module")
+def rows(local_sources) -> dict[str, list[dict]]:
+    """3 docs at each of the two shortest lengths of every family (C4 and SQuAD on local stand-ins)."""
+    found = {}
+    for family in FAMILIES.values():
+        metadata = {"copy_tasks_docs": 3} | {f"copy_tasks_{argument}": path for argument, path
+                                             in source_options(family.name, local_sources)}
+        found[family.name] = [row for length in family.lengths[:2]
+                              for row in task_rows(family.name, length, "generation", metadata)]
+    return found
+
+
+@pytest.mark.parametrize("style", STYLES)
+def test_every_style_gets_the_batterys_verdict_on_every_family_under_both_rules(rows, style):
+    got, expected = {}, {}
+    for family, docs in rows.items():
+        for doc in docs:
+            verdicts = copy_tasks.score(doc, backend_text(style, doc))
+            for metric, authors in RULES.items():
+                got[family, doc["length"], doc["index"], metric] = verdicts[metric]
+                expected[family, doc["length"], doc["index"], metric] = float(
+                    STYLES[style].expected(family, False, authors=authors))
+    assert got == expected
+
+
+def test_the_answer_is_cut_at_the_familys_stop_sequences_as_a_backend_cuts_it(rows):
+    phone, copy = rows["phonebook_copy"][0], rows["random_copy"][0]
+    # the phone book stops at a newline: the next line is not part of the answer under any rule
+    assert copy_tasks.score(phone, phone["continuation"] + "\n" + phone["continuation"][::-1]) == {
+        "exact_match": 1.0, "prefix_match": 1.0, "authors_exact_match": 1.0}
+    # a copy stops at a blank line only: the authors read the next line as part of the copy
+    assert copy_tasks.score(copy, copy["continuation"] + "\nx y\n\nz")["authors_exact_match"] == 0.0
+    assert copy_tasks.score(copy, copy["continuation"] + "\n\nx y")["authors_exact_match"] == 1.0
+
+
+def test_a_wrong_answer_gets_partial_credit_by_our_rule_only():
+    doc = {"family": "phonebook_copy", "prompt": "Ann Lee: 6093237777\n\nAnn Lee:", "target": "6093237777",
+           "continuation": " 6093237777"}
+    verdicts = copy_tasks.score(doc, " 6093230000")
+    assert verdicts["exact_match"] == 0.0 and verdicts["authors_exact_match"] == 0.0
+    assert verdicts["prefix_match"] == pytest.approx(0.6)  # the first 6 of 10 digits
+
+
+def test_a_row_read_back_from_parquet_scores_as_the_row_itself(rows):
+    """pandas gives lists as numpy arrays and numbers as numpy scalars; datasets gives lists."""
+    for family in ("squad_length", "lookup_suffix", "phonebook_copy"):
+        frame = pa.Table.from_pylist(rows[family]).to_pandas()
+        for doc, (_, read) in zip(rows[family], frame.iterrows()):
+            read = read.to_dict()
+            assert any(isinstance(value, np.ndarray) for value in read.values()), family  # the types did change
+            for answer in (doc["continuation"], " " + doc["target"][::-1], "\n" + doc["continuation"]):
+                assert copy_tasks.score(read, answer) == copy_tasks.score(doc, answer), (family, answer)
+
+
+def test_an_answer_must_be_text():
+    with pytest.raises(TypeError, match="a str"):
+        copy_tasks.score({"family": "random_copy"}, [" a b"])  # lm-eval's list of generations
+
+
+def test_teacher_forced_metrics_are_the_tasks_and_worked_by_hand():
+    doc = {"continuation": " 12"}
+    metrics = copy_tasks.score_teacher_forced(doc, -6 * math.log(2), True)
+    assert metrics == {"exact_match": 1.0, "logprob": pytest.approx(-4.1588830833596715), "bits_per_char": 2.0}
+    assert process_teacher_forced(doc, [(-6 * math.log(2), True)]) == metrics
+    assert copy_tasks.score_teacher_forced(doc, -6 * math.log(2), False)["exact_match"] == 0.0
+
+
+def test_the_public_scorer_loads_neither_lm_eval_nor_torch():
+    probe = ("import sys, copy_tasks\n"
+             "doc = {'family': 'random_copy', 'prompt': 'a b\\n\\na b\\n\\na', 'target': ' b', 'continuation': ' b'}\n"
+             "print(copy_tasks.score(doc, ' b')['exact_match'], copy_tasks.score_teacher_forced(doc, -1.0, True))\n"
+             "print(sorted(name for name in ('torch', 'lm_eval', 'transformers') if name in sys.modules))")
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert result.stdout.splitlines()[-1] == "[]", result.stdout
+    assert result.stdout.startswith("1.0 ")
+
+
+LOGGED_STYLES = ("restated_start", "next_line_text", "run_on", "first_wrong")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("style", LOGGED_STYLES)
+def test_the_public_scorer_gives_the_metrics_lm_eval_logged(tmp_path, style):
+    metadata = {"copy_tasks_docs": 3}
+    tasks = {"phonebook_copy_10": ("phonebook_copy", 10), "random_copy_10": ("random_copy", 10),
+             "lookup_suffix_20": ("lookup_suffix", 20)}
+    docs = [row for family, length in tasks.values() for row in task_rows(family, length, "generation", metadata)]
+    samples, tokenize = scripted_samples(docs, list(tasks), style, tmp_path, metadata)
+    for task, logged in samples.items():
+        assert len(logged) == 3
+        for sample in logged:
+            response = sample["resps"][0][0]
+            metrics = {name: sample[name] for name in sample["metrics"] if name != "overflow"}
+            assert copy_tasks.score(sample["doc"], response) == metrics, (task, response)
+            # the text the helper writes is the one the backend returned, before the stop cut
+            assert copy_tasks.score(sample["doc"], backend_text(style, sample["doc"], tokenize)) == metrics
+            assert response in backend_text(style, sample["doc"], tokenize)
