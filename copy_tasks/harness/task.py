@@ -22,9 +22,10 @@
   form and the context as well, and requests read from it are checked against this run's docs,
   so a request built from other docs is never paired with these.
 - Records. A fingerprint of the docs, the overflow count over the docs that ran (or
-  `unknown`), the context and where it came from, the budgets, the model's `model_type` and
-  PyPI source go into the task's metadata, which lm-eval writes to the results file under
-  `configs.<task>.metadata`; the leaderboard reads them from there.
+  `unknown`; under data parallelism, over every rank's docs), the context and where it came
+  from, the budgets, the model's `model_type` and PyPI source go into the task's metadata,
+  which lm-eval writes to the results file under `configs.<task>.metadata`; the leaderboard
+  reads them from there.
 """
 
 from __future__ import annotations
@@ -48,6 +49,18 @@ NOT_BOUND = BackendLimits(None, None, "", unknown=(
     "copy-tasks did not see the model object that runs its tasks (lm-eval's evaluate was not "
     "patched, or requests came from lm-eval's request cache), so it cannot tell which prompts "
     "are cut"))
+
+
+def ranks_without_scores(shards: list[dict[int, float]]) -> list[int]:
+    """The ranks whose docs (index -> overflow) are all cut while another rank has one that is
+    scored: such a rank reports only `overflow`, and lm-eval (0.4.13) gathers the ranks' metrics
+    by the names rank 0 reports, so it drops the others' scores or fails on a missing name.
+
+    >>> ranks_without_scores([{0: 1.0, 2: 1.0}, {1: 0.0}]), ranks_without_scores([{0: 1.0}, {1: 1.0}])
+    ([0], [])
+    """
+    scored = [any(value != 1.0 for value in shard.values()) for shard in shards]
+    return [rank for rank, has_score in enumerate(scored) if not has_score] if any(scored) else []
 
 
 class CopyTask(ConfigurableTask):
@@ -134,7 +147,8 @@ class CopyTask(ConfigurableTask):
             self.check_cached_requests()
             for request in self._instances:
                 self.fit_request(request)
-        self.record_overflow()
+        self.share_between_ranks(kwargs.get("world_size") or 1)
+        self.record_overflow(log_it=not kwargs.get("rank"))
 
     def record_run_settings(self, limit, samples) -> None:
         """Record what lm-eval was asked that changes what this task's numbers mean (the docs
@@ -161,8 +175,29 @@ class CopyTask(ConfigurableTask):
                     "delete lm-eval's cache folder, LM_HARNESS_CACHE_PATH) so that no answer is scored against "
                     "another doc.")
 
-    def record_overflow(self) -> None:
-        """Write the overflow count and budgets of the requests built, and warn about them."""
+    def share_between_ranks(self, world_size: int) -> None:
+        """Under data parallelism (`accelerate launch`, lm-eval's `world_size` > 1) each rank
+        builds the requests of its shard of the docs only: every rank gets every rank's overflow
+        and budgets, so the results record them over all docs, and every rank refuses a sharding
+        whose metrics lm-eval cannot gather (`ranks_without_scores`)."""
+        if world_size <= 1:
+            return
+        import torch.distributed
+
+        shards: list = [None] * world_size
+        torch.distributed.all_gather_object(shards, (self.overflow, self.budgets))
+        if unscored := ranks_without_scores([overflow for overflow, _ in shards]):
+            raise UserError(
+                f"{self.config.task}: under {world_size} processes, rank(s) {', '.join(map(str, unscored))} hold "
+                "no doc that fits the context while other ranks do; lm-eval gathers the ranks' metrics under the "
+                "names rank 0 reports, so it would drop scores or fail. Run this task in one process (or fewer), "
+                "or with a larger max_length.")
+        self.overflow = {index: value for overflow, _ in shards for index, value in overflow.items()}
+        self.budgets = set().union(*(budgets for _, budgets in shards))
+
+    def record_overflow(self, log_it: bool = True) -> None:
+        """Write the overflow count and budgets of the requests built, and warn about them
+        (where `log_it`: on rank 0 only under data parallelism)."""
         values = list(self.overflow.values())
         unknown = any(math.isnan(value) for value in values)
         over = sum(value == 1.0 for value in values)
@@ -172,6 +207,8 @@ class CopyTask(ConfigurableTask):
             Recorded.CONTEXT_SOURCE: self.limits.source,
             Recorded.GENERATION_BUDGETS: sorted(self.budgets) or None,
         })
+        if not log_it:
+            return
         if unknown:
             warn_once(f"overflow is unknown (NaN) for every task of this run: {self.limits.unknown}.")
         elif over:
