@@ -115,6 +115,7 @@ def _columns(tables: list[ScoreTable]) -> list[tuple[str, ScoreTable]]:
 def _table(tables: list[ScoreTable]) -> str:
     columns = _columns(tables)
     families = list(dict.fromkeys(family for family, _ in columns))
+    starts = [index == 0 or columns[index - 1][0] != family for index, (family, _) in enumerate(columns)]
     by_entry = {table.rule: {row.entry: row for row in table.rows} for table in tables}
     rows: dict[str, TableRow] = {}
     for table in tables:
@@ -126,7 +127,7 @@ def _table(tables: list[ScoreTable]) -> str:
               f"{text(family)} ({text(FAMILIES[family].unit)})</th>" for family in families]
     second, third = [], []
     for index, (family, table) in enumerate(columns):
-        rule, start = table.rule, " start" if index == 0 or columns[index - 1][0] != family else ""
+        rule, start = table.rule, " start" if starts[index] else ""
         second.append(f'<th scope="colgroup" colspan="2" class="{_slug(rule)}{start}">{text(rule.label)}</th>')
         for offset, (measure, label) in enumerate((("effective", "eff. length"), ("auc", "AUC"))):
             third.append(_sort_header(3 + 2 * index + offset, f"col-{family}-{_slug(rule)}-{measure}", label,
@@ -139,8 +140,7 @@ def _table(tables: list[ScoreTable]) -> str:
                  for value in (about.model, about.architecture, about.setting)]
         for column, (family, table) in enumerate(columns):
             row = by_entry[table.rule].get(entry)
-            start = column == 0 or columns[column - 1][0] != family
-            cells.append(_score_cells(row.scores[family] if row else None, start))
+            cells.append(_score_cells(row.scores[family] if row else None, starts[column]))
         body.append(f'<tr data-entry="{text(entry)}" data-index="{index}">{"".join(cells)}</tr>')
     head = "".join(f"<tr>{''.join(cells)}</tr>" for cells in (first, second, third))
     return (f'<div class="scroll"><table id="leaderboard"><thead>{head}</thead>\n<tbody>\n'
