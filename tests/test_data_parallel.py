@@ -40,13 +40,13 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def launch(tmp_path, processes: int, model_args: str, tasks: list[str], *extra: str):
+def launch(tmp_path, processes: int, model: list[str], tasks: list[str], *extra: str):
     """`copy-tasks run` in `processes` CPU processes (through `accelerate launch` when more
-    than one), each on one thread; accelerate's config comes from the flags and a fresh
-    HF_HOME, never from the user's home."""
+    than one: `--model hf` through `LAUNCHER`, other models as `-m copy_tasks`), each on one
+    thread; accelerate's config comes from the flags and a fresh HF_HOME, never from the
+    user's home."""
     out = tmp_path / "out"
-    args = ["run", "--model", "hf", "--model_args", model_args, "--device", "cpu", "--tasks", ",".join(tasks),
-            "--metadata", METADATA, "--output_path", str(out), *extra]
+    args = ["run", *model, "--tasks", ",".join(tasks), "--metadata", METADATA, "--output_path", str(out), *extra]
     if processes == 1:
         command = ["copy-tasks", *args]
     else:
@@ -54,19 +54,24 @@ def launch(tmp_path, processes: int, model_args: str, tasks: list[str], *extra: 
         launcher.write_text(LAUNCHER)
         command = ["accelerate", "launch", "--multi_gpu", "--num_processes", str(processes), "--num_machines", "1",
                    "--mixed_precision", "no", "--dynamo_backend", "no", "--main_process_port", str(free_port()),
-                   str(launcher), *args]
+                   *([str(launcher)] if model[1] == "hf" else ["-m", "copy_tasks"]), *args]
     result = run_command(command, cwd=tmp_path, OMP_NUM_THREADS="1", ACCELERATE_USE_CPU="1",
                          HF_HOME=str(tmp_path / "hf_home"))
     return result, out
 
 
+def hf_model(tiny_models, context: int) -> list[str]:
+    return ["--model", "hf", "--model_args", f"pretrained={tiny_models['gpt_neox']},max_length={context}",
+            "--device", "cpu"]
+
+
 @pytest.fixture(scope="module")
 def runs(tiny_models, tmp_path_factory):
     """The same two tasks, 5 docs each, with `--log_samples`, in two processes and in one."""
-    model_args = f"pretrained={tiny_models['gpt_neox']},max_length={CONTEXT}"
+    model = hf_model(tiny_models, CONTEXT)
     outcome = {}
     for processes in (2, 1):
-        result, out = launch(tmp_path_factory.mktemp(f"processes-{processes}"), processes, model_args, TASKS,
+        result, out = launch(tmp_path_factory.mktemp(f"processes-{processes}"), processes, model, TASKS,
                              "--log_samples")
         assert result.returncode == 0, result.stderr[-3000:]
         outcome[processes] = (result, out)
@@ -131,8 +136,22 @@ def test_overflow_is_recorded_over_every_rank_s_docs(runs):
 def test_a_rank_with_no_doc_that_fits_stops_the_run_in_one_line(tiny_models, tmp_path):
     """At 222 tokens only doc 3 (rank 1's) fits the generation task: lm-eval would gather rank
     1's scores under rank 0's metric names, of which there would be none but overflow."""
-    result, out = launch(tmp_path, 2, f"pretrained={tiny_models['gpt_neox']},max_length=222", TASKS[:1])
+    result, out = launch(tmp_path, 2, hf_model(tiny_models, 222), TASKS[:1])
     assert result.returncode != 0
     assert ("copy-tasks: error: phonebook_copy_10: under 2 processes, rank(s) 0 hold no doc that fits the context"
             in result.stderr)
     assert not list(out.rglob("results_*.json"))
+
+
+def test_a_reference_model_runs_every_doc_in_each_process_and_rank_0_writes(tmp_path):
+    """Our analytic models are not data-parallel (world size 1 in every process): each process
+    runs every doc, and lm-eval returns results in the first process (LOCAL_RANK 0) only."""
+    result, out = launch(tmp_path, 2, ["--model", "ngram_copier"], TASKS, "--log_samples")
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stderr.count("Building contexts for phonebook_copy_10 on rank 0...") == 2
+    assert len(list(out.rglob("results_*.json"))) == 1
+    results, samples = read_results(out)
+    for task in TASKS:  # the copier copies a 10-entry book whole
+        assert sorted(sample["doc_id"] for sample in samples[task]) == list(range(5))
+        assert results["results"][task]["exact_match,none"] == 1.0
+        assert results["configs"][task]["metadata"]["copy_tasks_overflow_docs"] == 0
