@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import math
 import socket
+from pathlib import Path
 
 import pytest
 from conftest import read_results, run_command
@@ -50,11 +51,13 @@ def launch(tmp_path, processes: int, model: list[str], tasks: list[str], *extra:
     if processes == 1:
         command = ["copy-tasks", *args]
     else:
-        launcher = tmp_path / "launcher.py"
-        launcher.write_text(LAUNCHER)
+        program = ["-m", "copy_tasks"]
+        if model[1] == "hf":
+            program = [str(tmp_path / "launcher.py")]
+            Path(program[0]).write_text(LAUNCHER)
         command = ["accelerate", "launch", "--multi_gpu", "--num_processes", str(processes), "--num_machines", "1",
                    "--mixed_precision", "no", "--dynamo_backend", "no", "--main_process_port", str(free_port()),
-                   *([str(launcher)] if model[1] == "hf" else ["-m", "copy_tasks"]), *args]
+                   *program, *args]
     result = run_command(command, cwd=tmp_path, OMP_NUM_THREADS="1", ACCELERATE_USE_CPU="1",
                          HF_HOME=str(tmp_path / "hf_home"))
     return result, out
