@@ -51,7 +51,7 @@ def imports_of(path: Path) -> set[str]:
 def test_the_top_level_holds_only_entry_points_and_the_layers():
     entries = {path.name for path in PACKAGE.iterdir() if not path.name.startswith((".", "__pycache__"))}
     entries.discard("task_configs")  # the YAMLs, in an installed wheel (beside the package in a checkout)
-    assert entries == {"__init__.py", "__main__.py", "_autoregister.py", "cli.py",
+    assert entries == {"__init__.py", "__main__.py", "_autoregister.py", "cli.py", "export", "inspect_tasks.py",
                        "probes", "harness", "models", "report", "experiments"}
 
 
