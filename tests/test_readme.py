@@ -19,7 +19,8 @@ from copy_tasks.report.rows import column_table
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text()
 MOVED = ("backends.md", "budgets_and_batching.md", "gpu_check.md", "benchmarks.md", "reference_models.md",
-         "training.md", "registration.md", "scoring.md", "leaderboard.md", "adding_a_family.md")
+         "training.md", "registration.md", "scoring.md", "leaderboard.md", "adding_a_family.md",
+         "export.md")
 
 
 def test_the_readme_has_at_most_2000_words():
