@@ -11,7 +11,7 @@ import pytest
 from conftest import read_results, run_command
 from text_corpus import document, write_corpus
 
-from copy_tasks.experiments.tiny_models import build_tiny_model, phone_book_texts
+from copy_tasks.experiments.tiny_models import build_tiny_model, phone_book_texts, stop_at_once
 from copy_tasks.probes.budgets import ANSWER_MARGIN, OVERFLOW_BUDGET
 from copy_tasks.probes.families import FAMILIES, parse_task_name
 
@@ -22,12 +22,14 @@ CONTEXT = 2048
 @pytest.fixture(scope="module")
 def paper_setting_run(tmp_path_factory):
     """A tiny GPT-NeoX whose BPE tokenizer learnt prose, phone books and spaced letters, run at
-    max_length=2048 over `copy_tasks_offline`, `c4_copy` and `c4_copy_shuffled`, one doc a task."""
+    max_length=2048 over `copy_tasks_offline`, `c4_copy` and `c4_copy_shuffled`, one doc a task.
+    Its generations end at once (`stop_at_once`): the assertions are about prompts, budgets and
+    overflow, and a random model would spend each doc's whole budget of decoding steps."""
     root = tmp_path_factory.mktemp("paper-setting")
     prose = [document(700, seed) for seed in range(6)]
     letters = [" ".join("abcdefghijklmnopqrstuvwxyz"[(7 * i + j) % 26] for j in range(300)) for i in range(6)]
-    model = build_tiny_model("gpt_neox", root / "model", tokenizer_texts=prose + letters + phone_book_texts(),
-                             vocab_size=1000)
+    model = stop_at_once(build_tiny_model("gpt_neox", root / "model", vocab_size=1000,
+                                          tokenizer_texts=prose + letters + phone_book_texts()))
     corpus = write_corpus(root / "prose")
     out = root / "out"
     result = run_command(

@@ -5,6 +5,9 @@ this package, so nothing is downloaded. The models are random GPT-NeoX (a Transf
 Pythia architecture), Mamba (a state-space model) and Gemma 3 (a Transformer whose layers are
 mostly sliding-window attention, window `SLIDING_WINDOW` tokens) configs from transformers:
 they answer nothing correctly, but they exercise every code path of lm-eval's `hf` backend.
+A random model never writes a stop sequence, so each of its generations runs to its full
+budget; `stop_at_once` makes a model's greedy generations end at their first token, for tests
+whose assertions are about prompts, budgets and overflow rather than answers.
 
     >>> folder = build_tiny_model("gpt_neox", "/tmp/tiny-neox")  # doctest: +SKIP
     >>> # lm_eval --model hf --model_args pretrained=/tmp/tiny-neox --tasks phonebook_copy
@@ -67,6 +70,20 @@ def build_tokenizer(texts: list[str] | None = None, vocab_size: int = VOCAB_SIZE
         model_max_length=CONTEXT,
         chat_template=CHAT_TEMPLATE,
     )
+
+
+def stop_at_once(folder: str | Path) -> Path:
+    """Make every greedy generation of the model in `folder` end at its first token: its
+    generation config suppresses every token but EOS, so EOS is the first token generated,
+    whatever the budget. The logits, and so every teacher-forced score, are unchanged. Return
+    `folder`."""
+    from transformers import AutoConfig, GenerationConfig
+
+    generation = GenerationConfig.from_pretrained(folder)
+    vocab_size = AutoConfig.from_pretrained(folder).vocab_size
+    generation.suppress_tokens = [token for token in range(vocab_size) if token != generation.eos_token_id]
+    generation.save_pretrained(folder)
+    return Path(folder)
 
 
 def build_tiny_model(architecture: str, folder: str | Path, seed: int = 0, tokenizer_texts: list[str] | None = None,
