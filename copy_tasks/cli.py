@@ -49,9 +49,9 @@ def run_lm_eval(lm_eval_args: list[str]) -> None:
         raise SystemExit(2) from None
     startup.install()
 
-    import copy_tasks.models.fast_hf  # noqa: F401  (registers hf_fast)
-    import copy_tasks.models.reference_lm  # noqa: F401  (registers the reference models)
-    import copy_tasks.models.scripted_lm  # noqa: F401  (registers the conformance battery's model)
+    from copy_tasks.models import register_backends
+
+    register_backends()  # hf_fast, the reference models and the conformance battery's model
 
     sys.argv = ["lm-eval", "run", *lm_eval_args]
     try:

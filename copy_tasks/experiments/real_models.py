@@ -22,7 +22,6 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -33,10 +32,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from copy_tasks.harness.model_info import PREPARED_MARKER
-from copy_tasks.report.table import new_file_mode
+from copy_tasks.probes.files import CACHE_ENV, cache_root, new_file_mode
 
 DEFAULT_MODEL = "gemma-3-270m"
-CACHE_ENV = "COPY_TASKS_CACHE"
 
 
 @dataclass(frozen=True)
@@ -79,11 +77,6 @@ MODELS = {
 
 class ModelError(RuntimeError):
     """A model could not be prepared; the message says why and what to do."""
-
-
-def cache_root() -> Path:
-    root = os.environ.get(CACHE_ENV)
-    return Path(root) if root else Path.home() / ".cache" / "copy_tasks"
 
 
 def writable_folder(folder: Path) -> Path:

@@ -139,7 +139,8 @@ def run_labels(preset_name: str) -> list[str]:
 def run_suite(preset_name: str, out: Path, labels: tuple[str, ...] | None = None) -> None:
     """Run every model of the preset into `out/results/<label>/`, then build the leaderboard in
     `out`."""
-    from copy_tasks.experiments.real_models import MODELS, cache_root, prepare
+    from copy_tasks.experiments.real_models import MODELS, prepare
+    from copy_tasks.probes.files import cache_root
     from copy_tasks.report.build import build_leaderboard
 
     out = out.resolve()

@@ -8,7 +8,8 @@ modules to be imported and then patches them (the names are in `lm_eval_internal
 - `TaskIndex.build`: our folder is indexed right after lm-eval's built-in tasks, so a user's
   `--include_path` still comes last and still wins; folders are deduplicated by resolved path,
   so if lm-eval ever indexes our folder itself (the `lm_eval.tasks` entry-point proposal)
-  nothing is indexed twice;
+  nothing is indexed twice; the index of lm-eval's own folder is kept in our cache between
+  runs (`copy_tasks.harness.task_index_cache`: 4 s of every run's start);
 - `EvaluatorConfig.process_tasks`: a command-line run checks our options and data sources
   before it loads a model (`copy_tasks.harness.cli_checks`);
 - `evaluator.evaluate`: our tasks see the model object before lm-eval builds their requests,
@@ -78,12 +79,26 @@ def _wrap_once(owner: Any, name: str, make_wrapper, as_static: bool = False) -> 
 
 
 def patch_task_index(index_module: Any) -> None:
-    """Wrap `TaskIndex.build` so that our folder is indexed (idempotent)."""
+    """Wrap `TaskIndex.build` so that our folder is indexed, and lm-eval's own folder's index
+    is read from our cache (`copy_tasks.harness.task_index_cache`) (idempotent)."""
+    from lm_eval import __version__ as lm_eval_version
+
+    from copy_tasks.harness import task_index_cache
+
     builtin_dir = Path(index_module.__file__).parent
-    _wrap_once(internals.task_index_class(index_module), "build",
-               lambda build: lambda paths, *args, **kwargs: build(with_our_tasks(list(paths), builtin_dir),
-                                                                  *args, **kwargs),
-               as_static=True)
+
+    def make(build):
+        def build_with_ours(paths, *args, **kwargs):
+            paths = with_our_tasks(list(paths), builtin_dir)
+            if args or kwargs:  # not the plain call TaskManager makes: lm-eval's own, uncached
+                return build(paths, *args, **kwargs)
+            return task_index_cache.merged([
+                task_index_cache.stored_index(path, lm_eval_version, lambda root: build([root]))
+                if Path(path).resolve() == builtin_dir.resolve() else build([path]) for path in paths])
+
+        return build_with_ours
+
+    _wrap_once(internals.task_index_class(index_module), "build", make, as_static=True)
 
 
 COMMAND_LINE = {"run": False}  # set when a command-line run builds its tasks (`patch_option_checks`)

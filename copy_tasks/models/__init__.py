@@ -5,3 +5,30 @@ Preparing models, training them and plotting are in `copy_tasks.experiments` and
 `copy_tasks.report`."""
 
 REFERENCE_MODELS = ("ngram_copier", "bounded_state")  # their names in lm-eval's model registry
+
+# Our lm-eval backends, by registry name: where each class is, imported when a run asks for it.
+BACKENDS = {
+    "hf_fast": "copy_tasks.models.fast_hf:FastLoglikelihoodHFLM",
+    "ngram_copier": "copy_tasks.models.reference_lm:NgramCopierLM",
+    "bounded_state": "copy_tasks.models.reference_lm:BoundedStateLM",
+    "scripted": "copy_tasks.models.scripted_lm:ScriptedLM",
+}
+
+
+def register_backends() -> None:
+    """Enter our backends into lm-eval's model registry by where they are (`BACKENDS`), so that
+    a run imports only the one it uses: `hf_fast` imports torch and transformers, 4 s on 2
+    cores, which a run of a reference model never needs. Their modules' own `register_model`
+    then replaces the placeholder, as lm-eval's registry allows. Idempotent.
+
+        >>> register_backends()
+        >>> from lm_eval.api.registry import get_model
+        >>> get_model("ngram_copier").__name__
+        'NgramCopierLM'
+    """
+    import lm_eval.models  # noqa: F401  (lm-eval's own backends, entered the same way)
+    from lm_eval.api.registry import model_registry
+
+    for name, target in BACKENDS.items():
+        if name not in model_registry:
+            model_registry.register(name, target=target)

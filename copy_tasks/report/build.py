@@ -23,6 +23,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from copy_tasks.probes.files import write_atomically
 from copy_tasks.probes.options import one_line_errors
 from copy_tasks.report.html_page import PAGE_NAME, page_html, result_links
 from copy_tasks.report.plots import all_plots
@@ -36,7 +37,6 @@ from copy_tasks.report.table import (
     merge,
     read_csv,
     remove_stale_temporaries,
-    write_atomically,
 )
 
 CSV_NAME = "leaderboard.csv"

@@ -22,10 +22,9 @@ from __future__ import annotations
 
 import csv
 import io
-import os
-import tempfile
 from pathlib import Path
 
+from copy_tasks.probes.files import TEMPORARY_SUFFIX
 from copy_tasks.report.rows import COLUMNS, NUMERIC_COLUMNS, SCHEMA_VERSION, LeaderboardRow
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
@@ -204,37 +203,6 @@ def csv_text(rows: list[dict]) -> str:
     writer.writeheader()
     writer.writerows(rows)
     return buffer.getvalue()
-
-
-TEMPORARY_SUFFIX = ".tmp"
-
-
-def new_file_mode() -> int:
-    """The mode a new file gets under the process's umask."""
-    umask = os.umask(0)
-    os.umask(umask)
-    return 0o666 & ~umask
-
-
-def write_atomically(path: Path, content: str | bytes) -> None:
-    """Write a file so that a reader, or a crash, sees the old file or the new one, never half.
-
-    The content goes to a temporary file in the same folder (`.<name>.<random>.tmp`), is
-    flushed to disk, gets the mode of the file it replaces (a new file: the umask's), and
-    replaces the target with one `os.replace`."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    mode = path.stat().st_mode & 0o7777 if path.exists() else new_file_mode()
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=TEMPORARY_SUFFIX)
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(content.encode("utf-8") if isinstance(content, str) else content)
-            stream.flush()
-            os.fchmod(stream.fileno(), mode)
-            os.fsync(stream.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
 
 
 def remove_stale_temporaries(folder: Path, names: list[str]) -> list[Path]:
