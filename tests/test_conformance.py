@@ -11,6 +11,7 @@ from pathlib import Path
 import lm_eval
 import pytest
 from conftest import read_results, run_command, source_options
+from lm_eval.tasks import TaskManager
 
 import copy_tasks.models.scripted_lm  # noqa: F401  (registers `scripted`)
 from copy_tasks.experiments.tiny_models import build_tokenizer
@@ -31,6 +32,7 @@ class Battery:
     answers: Path
     tokenizer: Path
     metadata: dict
+    task_manager: TaskManager  # lm-eval's task index, built once: most of an evaluate's time
 
     def model_args(self, style: str) -> str:
         return f"style={style},answers={self.answers},tokenizer={self.tokenizer}"
@@ -39,7 +41,7 @@ class Battery:
 @pytest.fixture(scope="module")
 def battery(tmp_path_factory, local_sources) -> Battery:
     """The two shortest lengths of every family, both variants, 3 docs each; the answer key; a
-    tokenizer trained on those docs."""
+    tokenizer trained on those docs; a task manager whose tasks read the battery's metadata."""
     folder = tmp_path_factory.mktemp("battery")
     tasks, docs = [], []
     for family in FAMILIES.values():
@@ -54,7 +56,8 @@ def battery(tmp_path_factory, local_sources) -> Battery:
         assert len(ids) < len(doc["continuation"]), doc["continuation"]
     metadata = {"copy_tasks_docs": DOCS, "copy_tasks_text_source": local_sources["text_source"],
                 "copy_tasks_squad_source": local_sources["squad_source"]}
-    return Battery(tuple(tasks), write_answer_key(docs, folder / "answers.json"), folder / "tokenizer", metadata)
+    return Battery(tuple(tasks), write_answer_key(docs, folder / "answers.json"), folder / "tokenizer", metadata,
+                   TaskManager(metadata=metadata))
 
 
 RULES = {"exact_match": False, "authors_exact_match": True}  # metric -> is the authors' rule
@@ -71,9 +74,10 @@ def read_verdicts(results: dict, tasks) -> dict[tuple[str, str], float]:
 
 def evaluate(battery: Battery, style: str, chat: bool = False) -> dict:
     """lm-eval's results of every battery task answered in `style` (under the tokenizer's chat
-    template if `chat`), samples logged."""
+    template if `chat`), samples logged. The battery's task manager builds the tasks anew (and
+    their docs) from its index."""
     return lm_eval.simple_evaluate(model="scripted", model_args=battery.model_args(style), tasks=list(battery.tasks),
-                                   metadata=battery.metadata, apply_chat_template=chat, log_samples=chat)
+                                   task_manager=battery.task_manager, apply_chat_template=chat, log_samples=chat)
 
 
 def verdicts(battery: Battery, style: str) -> dict[tuple[str, str], float]:
