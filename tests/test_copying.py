@@ -83,8 +83,11 @@ def test_missing_source_is_an_option_error(bad):
 
 
 def test_unreachable_c4_says_how_to_use_local_text(monkeypatch):
-    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    import datasets
+
+    # datasets reads HF_HUB_OFFLINE when imported: offline here, the hub fails at once (with
+    # the network unreachable it would retry for 23 s).
+    monkeypatch.setattr(datasets.config, "HF_HUB_OFFLINE", True)
     load_documents.cache_clear()
     with pytest.raises(TextSourceError) as error:
         build_dataset("c4_copy", 25, "generation", version=1.0, copy_tasks_docs=2)
