@@ -1,14 +1,20 @@
-"""End-to-end runs through the real `lm_eval` command on tiny local models (subprocesses)."""
+"""End-to-end runs through the real `lm_eval` command on tiny local models (subprocesses).
+
+The models' generations end at once (`stop_at_once`): the assertions are about prompts,
+budgets, records and verdicts that agree between the two paths, none about answers, and a
+random model would spend every doc's whole budget of decoding steps."""
 
 from __future__ import annotations
 
 import json
 import math
+import shutil
 
 import pytest
 from conftest import read_results, run_command
 from text_corpus import write_corpus
 
+from copy_tasks.experiments.tiny_models import stop_at_once
 from copy_tasks.probes.doc_sets import generate_docs
 from copy_tasks.probes.families import FAMILIES
 
@@ -17,12 +23,19 @@ TASKS = [PHONEBOOK.task_name(n, tf) for tf in (False, True) for n in PHONEBOOK.l
 pytestmark = pytest.mark.slow
 
 
+@pytest.fixture(scope="module")
+def stopping_models(tiny_models, tmp_path_factory) -> dict:
+    """The tiny GPT-NeoX and Mamba, their generations ending at their first token."""
+    root = tmp_path_factory.mktemp("stopping-models")
+    return {arch: stop_at_once(shutil.copytree(tiny_models[arch], root / arch)) for arch in ("gpt_neox", "mamba")}
+
+
 @pytest.fixture(scope="module", params=["gpt_neox", "mamba"])
-def phonebook_run(request, tiny_models, tmp_path_factory):
+def phonebook_run(request, stopping_models, tmp_path_factory):
     """Both phone-book groups, 2 docs per task, on one tiny model, through `lm_eval`."""
     out = tmp_path_factory.mktemp(f"run-{request.param}")
     result = run_command(
-        ["lm_eval", "--model", "hf", "--model_args", f"pretrained={tiny_models[request.param]}",
+        ["lm_eval", "--model", "hf", "--model_args", f"pretrained={stopping_models[request.param]}",
          "--device", "cpu", "--tasks", "phonebook_copy,phonebook_copy_tf", "--limit", "2",
          "--metadata", '{"copy_tasks_docs": 6, "copy_tasks_seed": 77}',
          "--output_path", str(out), "--log_samples"],
@@ -86,7 +99,7 @@ def test_generation_and_teacher_forced_verdicts_agree(phonebook_run):
     assert compared >= 10
 
 
-def test_global_num_fewshot_leaves_our_prompts_alone(tiny_models, tmp_path):
+def test_global_num_fewshot_leaves_our_prompts_alone(stopping_models, tmp_path):
     """A user's task from --include_path runs beside ours; --num_fewshot 5 reaches only it."""
     rows = [{"question": f"{i} plus {i} is", "answer": f" {2 * i}"} for i in range(12)]
     data = tmp_path / "data.jsonl"
@@ -102,7 +115,7 @@ def test_global_num_fewshot_leaves_our_prompts_alone(tiny_models, tmp_path):
     )
     out = tmp_path / "out"
     result = run_command(
-        ["lm_eval", "--model", "hf", "--model_args", f"pretrained={tiny_models['gpt_neox']}",
+        ["lm_eval", "--model", "hf", "--model_args", f"pretrained={stopping_models['gpt_neox']}",
          "--device", "cpu", "--tasks", "phonebook_copy_20,phonebook_copy_tf_20,user_arith",
          "--include_path", str(user_tasks), "--num_fewshot", "5", "--limit", "2",
          "--output_path", str(out), "--log_samples"],
@@ -120,10 +133,10 @@ def test_global_num_fewshot_leaves_our_prompts_alone(tiny_models, tmp_path):
 
 
 @pytest.mark.parametrize("fmt", ["natural", "paper"])
-def test_lookup_families_in_both_formats(tiny_models, tmp_path, fmt):
+def test_lookup_families_in_both_formats(stopping_models, tmp_path, fmt):
     tasks = ["lookup_suffix_50", "lookup_prefix_50", "lookup_suffix_tf_50", "lookup_prefix_tf_50"]
     result = run_command(
-        ["lm_eval", "--model", "hf", "--model_args", f"pretrained={tiny_models['gpt_neox']}",
+        ["lm_eval", "--model", "hf", "--model_args", f"pretrained={stopping_models['gpt_neox']}",
          "--device", "cpu", "--tasks", ",".join(tasks), "--limit", "3",
          "--metadata", json.dumps({"copy_tasks_lookup_format": fmt, "copy_tasks_docs": 3}),
          "--output_path", str(tmp_path), "--log_samples"],
@@ -149,11 +162,11 @@ def test_lookup_families_in_both_formats(tiny_models, tmp_path, fmt):
 COPY_TASKS = ["c4_copy_25", "c4_copy_shuffled_25", "random_copy_10", "dup_ngram_copy_3"]
 
 
-def test_copy_families_from_a_local_text_file(tiny_models, tmp_path):
+def test_copy_families_from_a_local_text_file(stopping_models, tmp_path):
     corpus = write_corpus(tmp_path / "corpus")
     tasks = COPY_TASKS + ["c4_copy_tf_25", "c4_copy_shuffled_tf_25", "random_copy_tf_10", "dup_ngram_copy_tf_3"]
     result = run_command(
-        ["lm_eval", "--model", "hf", "--model_args", f"pretrained={tiny_models['mamba']}",
+        ["lm_eval", "--model", "hf", "--model_args", f"pretrained={stopping_models['mamba']}",
          "--device", "cpu", "--tasks", ",".join(tasks), "--limit", "2",
          "--metadata", json.dumps({"copy_tasks_text_source": str(corpus / "doc2.txt"), "copy_tasks_docs": 2}),
          "--output_path", str(tmp_path / "out"), "--log_samples"],
@@ -189,10 +202,10 @@ def test_unreachable_c4_fails_before_evaluation_with_a_hint(tiny_models, tmp_pat
     assert "Traceback" not in result.stderr and "Running generate_until" not in result.stderr
 
 
-def test_copy_tasks_run_is_lm_eval_run_with_hf_models(tiny_models, tmp_path):
+def test_copy_tasks_run_is_lm_eval_run_with_hf_models(stopping_models, tmp_path):
     """`copy-tasks run` also registers the reference models; lm-eval's own must stay loadable."""
     result = run_command(
-        ["copy-tasks", "run", "--model", "hf", "--model_args", f"pretrained={tiny_models['mamba']}",
+        ["copy-tasks", "run", "--model", "hf", "--model_args", f"pretrained={stopping_models['mamba']}",
          "--device", "cpu", "--tasks", "phonebook_copy_20", "--limit", "1", "--output_path", str(tmp_path)],
         cwd=tmp_path,
     )
