@@ -23,6 +23,7 @@ from fake_openai import FakeOpenAI
 from lm_eval.models.huggingface import HFLM
 
 import copy_tasks.models.reference_lm  # noqa: F401  (registers ngram_copier)
+from copy_tasks.experiments.tiny_models import stop_at_once
 from copy_tasks.probes.budgets import ANSWER_MARGIN, OVERFLOW_BUDGET
 
 PHONE_BOOKS = ["phonebook_copy_10", "phonebook_copy_20", "phonebook_copy_30"]
@@ -92,8 +93,16 @@ class RecordingHFLM(HFLM):
 
 
 @pytest.fixture(scope="module")
-def hf_run(tiny_models):
-    lm = RecordingHFLM(pretrained=str(tiny_models["gpt_neox"]), device="cpu", batch_size=1, max_length=CONTEXT)
+def stopping_neox(tiny_models, tmp_path_factory):
+    """The tiny GPT-NeoX, its generations ending at their first token (`stop_at_once`): what is
+    checked here is what the backend is sent, not what the model answers, and a random model
+    would spend every doc's whole budget of decoding steps."""
+    return stop_at_once(shutil.copytree(tiny_models["gpt_neox"], tmp_path_factory.mktemp("stopping") / "model"))
+
+
+@pytest.fixture(scope="module")
+def hf_run(stopping_neox):
+    lm = RecordingHFLM(pretrained=str(stopping_neox), device="cpu", batch_size=1, max_length=CONTEXT)
     return lm, evaluate(lm, ["phonebook_copy", *SCORED])
 
 
@@ -129,10 +138,11 @@ def test_every_metric_is_reported_and_a_group_with_cut_docs_reports_nan(hf_run):
 
 
 @pytest.fixture(scope="module")
-def chat_model(tiny_models, tmp_path_factory):
-    """The tiny GPT-NeoX with a chat template that wraps the prompt in 80 words of preamble."""
+def chat_model(stopping_neox, tmp_path_factory):
+    """The tiny GPT-NeoX (its generations ending at once) with a chat template that wraps the
+    prompt in 80 words of preamble."""
     folder = tmp_path_factory.mktemp("chat") / "model"
-    shutil.copytree(tiny_models["gpt_neox"], folder)
+    shutil.copytree(stopping_neox, folder)
     config = json.loads((folder / "tokenizer_config.json").read_text())
     preamble = " ".join(["Please read the following text with care."] * 10)
     config["chat_template"] = (f"{preamble}\n{{% for m in messages %}}{{{{ m['content'] }}}}{{% endfor %}}"
