@@ -60,8 +60,10 @@ def write_sources(folder: Path) -> dict[str, str]:
     return {"copy_tasks_text_source": str(text), "copy_tasks_squad_source": str(squad)}
 
 
-def run(backend: str, folder: Path, device: str, dtype: str, batch_size: int, metadata: dict, task_list):
-    """(seconds, {task: [verdict per doc]}, {task: [logprob per doc]}, tokens generated or scored)."""
+def run(backend: str, folder: Path, device: str, dtype: str, batch_size: int, task_manager, task_list):
+    """(seconds, {task: [verdict per doc]}, {task: [logprob per doc]}, tokens generated or scored).
+    `task_manager` (lm-eval's, with the run's metadata) is built once: indexing every task
+    lm-eval ships takes longer than a tiny model's run."""
     import lm_eval
     from transformers import AutoTokenizer
 
@@ -70,7 +72,7 @@ def run(backend: str, folder: Path, device: str, dtype: str, batch_size: int, me
     model_args = f"pretrained={folder},dtype={dtype}"
     start = time.perf_counter()
     results = lm_eval.simple_evaluate(model=backend, model_args=model_args, tasks=list(task_list), device=device,
-                                      batch_size=batch_size, metadata=metadata, log_samples=True)
+                                      batch_size=batch_size, task_manager=task_manager, log_samples=True)
     seconds = time.perf_counter() - start
     verdicts, logprobs, tokens = {}, {}, 0
     for task, samples in results["samples"].items():
@@ -98,18 +100,20 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--docs", type=int, default=16, help="docs per task")
     args = parser.parse_args(argv)
     logging.getLogger("lm_eval").setLevel(logging.ERROR)
+    from lm_eval.tasks import TaskManager
+
     import copy_tasks.models.fast_hf  # noqa: F401  (registers hf_fast)
     from copy_tasks.experiments.tiny_models import build_tiny_model
     from copy_tasks.models.banded_attention import BANDED_SDPA
     from copy_tasks.models.fast_hf import FastLoglikelihoodHFLM
 
     root = Path(tempfile.mkdtemp())
-    metadata = {"copy_tasks_docs": args.docs, **write_sources(root)}
+    task_manager = TaskManager(metadata={"copy_tasks_docs": args.docs, **write_sources(root)})
     print(f"{'model':<10}{'backend':<9}{'dtype':<10}{'batch':>6}{'seconds':>9}{'tokens/s':>10}  verdicts")
     for architecture in args.models.split(","):
         folder = build_tiny_model(architecture, root / architecture)
         task_list = tasks() + ([BANDED_TASK] if architecture == "gemma3" else [])
-        seconds, reference, _, tokens = run("hf", folder, "cpu", "float32", 1, metadata, task_list)
+        seconds, reference, _, tokens = run("hf", folder, "cpu", "float32", 1, task_manager, task_list)
         print(f"{architecture:<10}{'hf':<9}{'float32':<10}{1:>6}{seconds:>9.1f}{tokens / seconds:>10.0f}  "
               f"reference (cpu)", flush=True)
         for dtype in args.dtypes.split(","):
@@ -117,7 +121,7 @@ def main(argv: list[str] | None = None) -> None:
             for backend in ("hf", "hf_fast"):
                 for batch_size in map(int, args.batch_sizes.split(",")):
                     seconds, verdicts, logprobs, tokens = run(backend, folder, args.device, dtype, batch_size,
-                                                              metadata, task_list)
+                                                              task_manager, task_list)
                     for task in task_list:
                         check(verdicts[task] == reference[task],
                               f"{architecture} {backend} {dtype} batch {batch_size} {task}: "
