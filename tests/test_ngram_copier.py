@@ -69,10 +69,13 @@ def test_word_units_carry_their_whitespace():
 
 def test_copy_tasks_run_with_the_copier(tmp_path):
     corpus = write_corpus(tmp_path / "corpus")
+    # Three docs a task, the ones --limit 3 runs: each doc is drawn from its own index, so these are
+    # the first three of the default set, which is not drawn whole.
+    metadata = {"copy_tasks_text_source": str(corpus), "copy_tasks_docs": 3}
     result = run_command(
         ["copy-tasks", "run", "--model", "ngram_copier", "--limit", "3",
          "--tasks", ",".join(f"{family},{family}_tf" for family in COPY_FAMILIES),
-         "--metadata", json.dumps({"copy_tasks_text_source": str(corpus)}), "--output_path", str(tmp_path / "out")],
+         "--metadata", json.dumps(metadata), "--output_path", str(tmp_path / "out")],
         cwd=tmp_path,
     )
     assert result.returncode == 0, result.stderr[-3000:]
