@@ -26,6 +26,9 @@ from copy_tasks.experiments.training import (
 from copy_tasks.probes.doc_sets import generate_docs
 
 QUICK = RECIPES["quick"]
+# The commands' tiny models run on one thread: their operations are too small to share, and two
+# threads on a busy machine wait on each other (several times slower).
+ONE_THREAD = {"OMP_NUM_THREADS": "1"}
 
 
 def test_the_stream_is_deterministic_mixed_and_apart_from_the_evaluation_docs():
@@ -104,12 +107,13 @@ def test_training_reproduces_from_its_seed(architecture, tmp_path):
 @pytest.mark.slow
 def test_quick_training_gives_checkpoints_plain_lm_eval_scores(tmp_path):
     result = run_command(["copy-tasks", "train", "--quick", "--models", "transformer-rope,mamba2",
-                          "--out", str(tmp_path / "run")], cwd=tmp_path)
+                          "--out", str(tmp_path / "run")], cwd=tmp_path, **ONE_THREAD)
     assert result.returncode == 0, result.stderr[-3000:]
     experiments = (tmp_path / "run" / "experiments.md").read_text()
     assert "experiments" in experiments.lower()
     (tmp_path / "run" / "experiments.md").unlink()
-    again = run_command(["copy-tasks", "train", "--out", str(tmp_path / "run"), "--report-only"], cwd=tmp_path)
+    again = run_command(["copy-tasks", "train", "--out", str(tmp_path / "run"), "--report-only"], cwd=tmp_path,
+                        **ONE_THREAD)
     assert again.returncode == 0, again.stderr[-3000:]
     assert (tmp_path / "run" / "experiments.md").read_text() == experiments  # from the results, not re-run
     for results in (tmp_path / "run" / "results").rglob("results_*.json"):
@@ -118,7 +122,7 @@ def test_quick_training_gives_checkpoints_plain_lm_eval_scores(tmp_path):
         checkpoint = tmp_path / "run" / architecture / f"examples-{QUICK.examples}"
         scored = run_command(["lm_eval", "--model", "hf", "--model_args", f"pretrained={checkpoint}", "--device",
                               "cpu", "--tasks", "random_copy_10", "--limit", "3",
-                              "--output_path", str(tmp_path / architecture)], cwd=tmp_path)
+                              "--output_path", str(tmp_path / architecture)], cwd=tmp_path, **ONE_THREAD)
         assert scored.returncode == 0, scored.stderr[-3000:]
         results = read_results(tmp_path / architecture)[0]
         assert results["results"]["random_copy_10"]["exact_match,none"] in (0.0, 1 / 3, 2 / 3, 1.0)

@@ -39,7 +39,6 @@ from copy_tasks.report.plots import Line, line_plot
 from copy_tasks.report.results import UnreadableResults, exact_match_scores
 from copy_tasks.report.summary import effective_length
 
-EVALUATION_DOCS = 50  # docs per length of every evaluation
 THRESHOLD = 0.9  # exact match at which a model has learned to copy (experiment 1)
 
 
@@ -109,11 +108,11 @@ def claim_run_folder(out: Path) -> str:
     return stamp
 
 
-def lm_eval(model: str, model_args: str, tasks: list[str], out: Path, cwd: Path, include: Path) -> dict:
-    """One lm-eval run of the experiments (its output in `logs/<label>.log` beside `results/`);
-    {task: exact match}."""
+def lm_eval(model: str, model_args: str, tasks: list[str], docs: int, out: Path, cwd: Path, include: Path) -> dict:
+    """One lm-eval run of the experiments, `docs` per task (its output in `logs/<label>.log`
+    beside `results/`); {task: exact match}."""
     launch(LmEvalRun(model, tuple(tasks), out, model_args=model_args, batch_size=16, include=include,
-                     metadata={DOCS.key: EVALUATION_DOCS, LOOKUP_FORMAT.key: "paper"},
+                     metadata={DOCS.key: docs, LOOKUP_FORMAT.key: "paper"},
                      device="cpu" if model == "hf" else None), cwd=cwd,
            log=out.parent.parent / "logs" / f"{out.name}.log")
     return exact_match_scores(out)
@@ -133,10 +132,12 @@ def evaluate(recipe: Recipe, out: Path, architectures: tuple[str, ...], bits: in
             final = seen == recipe.checkpoints[-1]
             tasks = final_tasks if final else tasks_for("random_copy", training_lengths(recipe))
             print(f"copy-tasks train: scoring {label} on {len(tasks)} tasks", file=sys.stderr, flush=True)
-            scores[label] = lm_eval("hf", f"pretrained={label}", tasks, out / "results" / label, links, include)
+            scores[label] = lm_eval("hf", f"pretrained={label}", tasks, recipe.evaluation_docs, out / "results" / label,
+                                    links, include)
     if bits is not None:
         label = f"bounded_state-{bits}"
-        scores[label] = lm_eval("bounded_state", f"bits={bits}", final_tasks, out / "results" / label, out, include)
+        scores[label] = lm_eval("bounded_state", f"bits={bits}", final_tasks, recipe.evaluation_docs,
+                                out / "results" / label, out, include)
     return scores
 
 
@@ -152,8 +153,8 @@ def experiments_markdown(recipe: Recipe, scores: dict, summaries: dict, architec
              f"seed {recipe.seed}; `random_copy` strings of {recipe.copy_lengths[0]} to {recipe.copy_lengths[1]} "
              f"symbols and `lookup_prefix`/`lookup_suffix` strings of {recipe.lookup_lengths[0]} to "
              f"{recipe.lookup_lengths[1]} letters in the authors' format (key 4, answer 4), mixed "
-             f"{recipe.mix[0]:.0%}/{recipe.mix[1]:.0%}/{recipe.mix[2]:.0%}; {EVALUATION_DOCS} docs per length, greedy, "
-             "scored through `lm_eval`.", "",
+             f"{recipe.mix[0]:.0%}/{recipe.mix[1]:.0%}/{recipe.mix[2]:.0%}; {recipe.evaluation_docs} docs per length, "
+             "greedy, scored through `lm_eval`.", "",
              "| model | parameters | final loss | training time (s) |", "|---|---:|---:|---:|"]
     for architecture in architectures:
         summary = summaries[architecture]

@@ -68,6 +68,7 @@ class Recipe:
     transformer_layers: int
     mamba_layers: int
     log_every: int = 25  # steps
+    evaluation_docs: int = 50  # docs per length of every evaluation (`copy-tasks train`)
 
     @property
     def steps(self) -> int:
@@ -82,7 +83,7 @@ RECIPES = {
     # Seconds: for tests.
     "quick": Recipe(examples=64, batch_size=8, copy_lengths=(5, 10), lookup_lengths=(8, 12),
                     mix=(0.5, 0.25, 0.25), checkpoints=(32, 64), learning_rate=1e-3, warmup_steps=2, seed=0,
-                    hidden=32, transformer_layers=2, mamba_layers=2, log_every=2),
+                    hidden=32, transformer_layers=2, mamba_layers=2, log_every=2, evaluation_docs=4),
 }
 
 
