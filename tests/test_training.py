@@ -26,9 +26,18 @@ from copy_tasks.experiments.training import (
 from copy_tasks.probes.doc_sets import generate_docs
 
 QUICK = RECIPES["quick"]
-# The commands' tiny models run on one thread: their operations are too small to share, and two
-# threads on a busy machine wait on each other (several times slower).
-ONE_THREAD = {"OMP_NUM_THREADS": "1"}
+# The tiny models train and run on one thread: their operations are too small to share, and two
+# threads on a busy machine wait on each other (a quick training took 13 s on two, 0.5 s on one).
+ONE_THREAD = {"OMP_NUM_THREADS": "1"}  # for the commands
+
+
+@pytest.fixture(autouse=True)
+def one_thread():
+    """torch on one thread in this process for each test (its setting restored after)."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
 
 
 def test_the_stream_is_deterministic_mixed_and_apart_from_the_evaluation_docs():
