@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import torch
 
 from copy_tasks.experiments.tiny_models import ARCHITECTURES, build_tiny_model
 from copy_tasks.probes.families import FAMILIES
@@ -26,9 +27,15 @@ def tiny_models(tmp_path_factory) -> dict[str, Path]:
     return {arch: build_tiny_model(arch, root / arch) for arch in ARCHITECTURES}
 
 
+# The tests' models are tiny: their operations are too small to share between threads, and on a
+# busy machine (a test process per core) threads wait on each other: a quick training took 13 s
+# on two threads, 0.5 s on one. Every test process and every command it runs uses one.
+torch.set_num_threads(1)
+
+
 def offline_env(**extra: str) -> dict[str, str]:
     env = dict(os.environ, HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1",
-               TRANSFORMERS_OFFLINE="1", TOKENIZERS_PARALLELISM="false")
+               TRANSFORMERS_OFFLINE="1", TOKENIZERS_PARALLELISM="false", OMP_NUM_THREADS="1")
     env.update(extra)
     return env
 

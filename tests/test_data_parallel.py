@@ -58,7 +58,7 @@ def launch(tmp_path, processes: int, model: list[str], tasks: list[str], *extra:
         command = ["accelerate", "launch", "--multi_gpu", "--num_processes", str(processes), "--num_machines", "1",
                    "--mixed_precision", "no", "--dynamo_backend", "no", "--main_process_port", str(free_port()),
                    *program, *args]
-    result = run_command(command, cwd=tmp_path, OMP_NUM_THREADS="1", ACCELERATE_USE_CPU="1",
+    result = run_command(command, cwd=tmp_path, ACCELERATE_USE_CPU="1",
                          HF_HOME=str(tmp_path / "hf_home"))
     return result, out
 

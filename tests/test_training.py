@@ -26,20 +26,6 @@ from copy_tasks.experiments.training import (
 from copy_tasks.probes.doc_sets import generate_docs
 
 QUICK = RECIPES["quick"]
-# The tiny models train and run on one thread: their operations are too small to share, and two
-# threads on a busy machine wait on each other (a quick training took 13 s on two, 0.5 s on one).
-ONE_THREAD = {"OMP_NUM_THREADS": "1"}  # for the commands
-
-
-@pytest.fixture(autouse=True)
-def one_thread():
-    """torch on one thread in this process for each test (its setting restored after)."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
-
-
 def test_the_stream_is_deterministic_mixed_and_apart_from_the_evaluation_docs():
     first = [training_example(QUICK, index) for index in range(200)]
     assert first == [training_example(QUICK, index) for index in range(200)]
@@ -116,13 +102,12 @@ def test_training_reproduces_from_its_seed(architecture, tmp_path):
 @pytest.mark.slow
 def test_quick_training_gives_checkpoints_plain_lm_eval_scores(tmp_path):
     result = run_command(["copy-tasks", "train", "--quick", "--models", "transformer-rope,mamba2",
-                          "--out", str(tmp_path / "run")], cwd=tmp_path, **ONE_THREAD)
+                          "--out", str(tmp_path / "run")], cwd=tmp_path)
     assert result.returncode == 0, result.stderr[-3000:]
     experiments = (tmp_path / "run" / "experiments.md").read_text()
     assert "experiments" in experiments.lower()
     (tmp_path / "run" / "experiments.md").unlink()
-    again = run_command(["copy-tasks", "train", "--out", str(tmp_path / "run"), "--report-only"], cwd=tmp_path,
-                        **ONE_THREAD)
+    again = run_command(["copy-tasks", "train", "--out", str(tmp_path / "run"), "--report-only"], cwd=tmp_path)
     assert again.returncode == 0, again.stderr[-3000:]
     assert (tmp_path / "run" / "experiments.md").read_text() == experiments  # from the results, not re-run
     for results in (tmp_path / "run" / "results").rglob("results_*.json"):
@@ -131,7 +116,7 @@ def test_quick_training_gives_checkpoints_plain_lm_eval_scores(tmp_path):
         checkpoint = tmp_path / "run" / architecture / f"examples-{QUICK.examples}"
         scored = run_command(["lm_eval", "--model", "hf", "--model_args", f"pretrained={checkpoint}", "--device",
                               "cpu", "--tasks", "random_copy_10", "--limit", "3",
-                              "--output_path", str(tmp_path / architecture)], cwd=tmp_path, **ONE_THREAD)
+                              "--output_path", str(tmp_path / architecture)], cwd=tmp_path)
         assert scored.returncode == 0, scored.stderr[-3000:]
         results = read_results(tmp_path / architecture)[0]
         assert results["results"]["random_copy_10"]["exact_match,none"] in (0.0, 1 / 3, 2 / 3, 1.0)
