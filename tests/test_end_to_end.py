@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import math
 import shutil
+from pathlib import Path
 
 import pytest
 from conftest import read_results, run_command
@@ -20,6 +21,8 @@ from copy_tasks.probes.families import FAMILIES
 
 PHONEBOOK = FAMILIES["phonebook_copy"]
 TASKS = [PHONEBOOK.task_name(n, tf) for tf in (False, True) for n in PHONEBOOK.lengths]
+COPY_TASKS = ["c4_copy_25", "c4_copy_shuffled_25", "random_copy_10", "dup_ngram_copy_3"]
+SCORED_COPY_TASKS = ["c4_copy_tf_25", "c4_copy_shuffled_tf_25", "random_copy_tf_10", "dup_ngram_copy_tf_3"]
 pytestmark = pytest.mark.slow
 
 
@@ -30,23 +33,47 @@ def stopping_models(tiny_models, tmp_path_factory) -> dict:
     return {arch: stop_at_once(shutil.copytree(tiny_models[arch], root / arch)) for arch in ("gpt_neox", "mamba")}
 
 
+def write_user_task(folder: Path) -> Path:
+    """A user's own loglikelihood task (`user_arith`, 12 docs) in a folder for --include_path."""
+    rows = [{"question": f"{i} plus {i} is", "answer": f" {2 * i}"} for i in range(12)]
+    data = folder / "data.jsonl"
+    data.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    user_tasks = folder / "user_tasks"
+    user_tasks.mkdir()
+    (user_tasks / "arith.yaml").write_text(
+        "task: user_arith\ndataset_path: json\n"
+        f"dataset_kwargs:\n  data_files:\n    train: {data}\n    test: {data}\n"
+        "training_split: train\ntest_split: test\nfewshot_split: train\n"
+        "output_type: loglikelihood\ndoc_to_text: '{{question}}'\ndoc_to_target: '{{answer}}'\n"
+        "target_delimiter: ''\nmetric_list:\n  - metric: acc\n"
+    )
+    return user_tasks
+
+
 @pytest.fixture(scope="module", params=["gpt_neox", "mamba"])
-def phonebook_run(request, stopping_models, tmp_path_factory):
-    """Both phone-book groups, 2 docs per task, on one tiny model, through `lm_eval`."""
-    out = tmp_path_factory.mktemp(f"run-{request.param}")
+def shared_run(request, stopping_models, tmp_path_factory):
+    """One `lm_eval` run on one tiny model, 2 docs per task: both phone-book groups (6 docs
+    drawn per task, seed 77), the copy families from a local text file, and a user's task from
+    --include_path beside ours, under --num_fewshot 5. One run serves several tests: each
+    `lm_eval` process spends seconds on imports before its first doc."""
+    root = tmp_path_factory.mktemp(f"run-{request.param}")
+    corpus = write_corpus(root / "corpus")
+    tasks = ["phonebook_copy", "phonebook_copy_tf", *COPY_TASKS, *SCORED_COPY_TASKS, "user_arith"]
+    metadata = {"copy_tasks_docs": 6, "copy_tasks_seed": 77, "copy_tasks_text_source": str(corpus / "doc2.txt")}
+    out = root / "out"
     result = run_command(
         ["lm_eval", "--model", "hf", "--model_args", f"pretrained={stopping_models[request.param]}",
-         "--device", "cpu", "--tasks", "phonebook_copy,phonebook_copy_tf", "--limit", "2",
-         "--metadata", '{"copy_tasks_docs": 6, "copy_tasks_seed": 77}',
+         "--device", "cpu", "--tasks", ",".join(tasks), "--include_path", str(write_user_task(root)),
+         "--num_fewshot", "5", "--limit", "2", "--metadata", json.dumps(metadata),
          "--output_path", str(out), "--log_samples"],
-        cwd=out,
+        cwd=root,
     )
     assert result.returncode == 0, result.stderr[-3000:]
-    return read_results(out), result.stderr
+    return read_results(out), result.stderr, corpus
 
 
-def test_every_length_that_fits_reports_exact_match_with_stderr(phonebook_run):
-    (results, _), _ = phonebook_run
+def test_every_length_that_fits_reports_exact_match_with_stderr(shared_run):
+    (results, _), _, _ = shared_run
     for task in TASKS:
         metrics = results["results"][task]
         assert results["n-samples"][task]["effective"] == 2
@@ -61,8 +88,8 @@ def test_every_length_that_fits_reports_exact_match_with_stderr(phonebook_run):
         assert results["results"][group]["overflow,none"] > 0
 
 
-def test_seed_and_doc_count_are_recorded_and_used(phonebook_run):
-    (results, samples), _ = phonebook_run
+def test_seed_and_doc_count_are_recorded_and_used(shared_run):
+    (results, samples), _, _ = shared_run
     config = results["configs"]["phonebook_copy_50"]["metadata"]
     assert (config["copy_tasks_seed"], config["copy_tasks_docs"]) == (77, 6)
     expected = generate_docs("phonebook_copy", 50, 77, 2)
@@ -77,8 +104,8 @@ def test_seed_and_doc_count_are_recorded_and_used(phonebook_run):
         "copy_tasks_docs_sha256"]
 
 
-def test_long_books_are_flagged_as_overflowing(phonebook_run):
-    (results, _), stderr = phonebook_run
+def test_long_books_are_flagged_as_overflowing(shared_run):
+    (results, _), stderr, _ = shared_run
     # The tiny models read 2048 tokens; 500 entries take about 6,000.
     for task in ("phonebook_copy_500", "phonebook_copy_1000", "phonebook_copy_tf_1000"):
         assert results["results"][task]["overflow,none"] == 1.0
@@ -87,8 +114,8 @@ def test_long_books_are_flagged_as_overflowing(phonebook_run):
     assert "phonebook_copy_1000: 2 of 2 docs do not fit the context of 2048 tokens" in stderr
 
 
-def test_generation_and_teacher_forced_verdicts_agree(phonebook_run):
-    (_, samples), _ = phonebook_run
+def test_generation_and_teacher_forced_verdicts_agree(shared_run):
+    (_, samples), _, _ = shared_run
     compared = 0
     for length in PHONEBOOK.lengths:
         generated = {s["doc_id"]: s["exact_match"] for s in samples[f"phonebook_copy_{length}"] if s["overflow"] == 0}
@@ -99,30 +126,9 @@ def test_generation_and_teacher_forced_verdicts_agree(phonebook_run):
     assert compared >= 10
 
 
-def test_global_num_fewshot_leaves_our_prompts_alone(stopping_models, tmp_path):
+def test_global_num_fewshot_leaves_our_prompts_alone(shared_run):
     """A user's task from --include_path runs beside ours; --num_fewshot 5 reaches only it."""
-    rows = [{"question": f"{i} plus {i} is", "answer": f" {2 * i}"} for i in range(12)]
-    data = tmp_path / "data.jsonl"
-    data.write_text("".join(json.dumps(row) + "\n" for row in rows))
-    user_tasks = tmp_path / "user_tasks"
-    user_tasks.mkdir()
-    (user_tasks / "arith.yaml").write_text(
-        "task: user_arith\ndataset_path: json\n"
-        f"dataset_kwargs:\n  data_files:\n    train: {data}\n    test: {data}\n"
-        "training_split: train\ntest_split: test\nfewshot_split: train\n"
-        "output_type: loglikelihood\ndoc_to_text: '{{question}}'\ndoc_to_target: '{{answer}}'\n"
-        "target_delimiter: ''\nmetric_list:\n  - metric: acc\n"
-    )
-    out = tmp_path / "out"
-    result = run_command(
-        ["lm_eval", "--model", "hf", "--model_args", f"pretrained={stopping_models['gpt_neox']}",
-         "--device", "cpu", "--tasks", "phonebook_copy_20,phonebook_copy_tf_20,user_arith",
-         "--include_path", str(user_tasks), "--num_fewshot", "5", "--limit", "2",
-         "--output_path", str(out), "--log_samples"],
-        cwd=tmp_path,
-    )
-    assert result.returncode == 0, result.stderr[-3000:]
-    results, samples = read_results(out)
+    (results, samples), _, _ = shared_run
     assert results["n-shot"]["phonebook_copy_20"] == 0
     assert results["n-shot"]["user_arith"] == 5
     for task in ("phonebook_copy_20", "phonebook_copy_tf_20"):
@@ -159,21 +165,8 @@ def test_lookup_families_in_both_formats(stopping_models, tmp_path, fmt):
         assert generated == {s["doc_id"]: s["exact_match"] for s in samples[f"{task}_tf_50"]}
 
 
-COPY_TASKS = ["c4_copy_25", "c4_copy_shuffled_25", "random_copy_10", "dup_ngram_copy_3"]
-
-
-def test_copy_families_from_a_local_text_file(stopping_models, tmp_path):
-    corpus = write_corpus(tmp_path / "corpus")
-    tasks = COPY_TASKS + ["c4_copy_tf_25", "c4_copy_shuffled_tf_25", "random_copy_tf_10", "dup_ngram_copy_tf_3"]
-    result = run_command(
-        ["lm_eval", "--model", "hf", "--model_args", f"pretrained={stopping_models['mamba']}",
-         "--device", "cpu", "--tasks", ",".join(tasks), "--limit", "2",
-         "--metadata", json.dumps({"copy_tasks_text_source": str(corpus / "doc2.txt"), "copy_tasks_docs": 2}),
-         "--output_path", str(tmp_path / "out"), "--log_samples"],
-        cwd=tmp_path,
-    )
-    assert result.returncode == 0, result.stderr[-3000:]
-    results, samples = read_results(tmp_path / "out")
+def test_copy_families_from_a_local_text_file(shared_run):
+    (results, samples), _, corpus = shared_run
     for task in COPY_TASKS:
         assert {"exact_match,none", "prefix_match,none", "authors_exact_match,none", "overflow,none"} <= set(
             results["results"][task])
@@ -181,7 +174,7 @@ def test_copy_families_from_a_local_text_file(stopping_models, tmp_path):
             budget = sample["arguments"]["gen_args_0"]["arg_1"]["max_gen_toks"]
             assert budget == FAMILIES[sample["doc"]["family"]].generation_budget(sample["doc"])
             assert sample["arguments"]["gen_args_0"]["arg_1"]["until"] == ["\n\n"]
-    for task in tasks[len(COPY_TASKS):]:
+    for task in SCORED_COPY_TASKS:
         assert {"exact_match,none", "logprob,none", "bits_per_char,none"} <= set(results["results"][task])
     c4_text = (corpus / "doc2.txt").read_text().split()
     for sample in samples["c4_copy_25"]:
