@@ -9,7 +9,7 @@ import os
 import pytest
 from leaderboard_fixtures import write_results
 
-from copy_tasks.report import table
+from copy_tasks.probes import files
 from copy_tasks.report.build import build_leaderboard, main
 from copy_tasks.report.summary import area_under_curve, effective_length, markdown_text
 
@@ -162,7 +162,7 @@ def test_a_crash_while_writing_leaves_the_old_csv_intact(tmp_path, monkeypatch):
         raise OSError("disk full (injected)")
 
     write_results(tmp_path / "b", "smollm", GEMMA_SCORES, date="2026-11-07T10:00:00")
-    monkeypatch.setattr(table.os, "fsync", crash)
+    monkeypatch.setattr(files.os, "fsync", crash)
     with pytest.raises(OSError, match="injected"):
         build_leaderboard([tmp_path / "a", tmp_path / "b"], tmp_path / "out")
     assert (tmp_path / "out" / "leaderboard.csv").read_bytes() == before
