@@ -24,6 +24,7 @@ def exact_matches(family: str, length: int, bits: int, count: int = 200, options
     return scores
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("bits", [MIN_BITS, 64, BITS_50, 1000])
 def test_never_holds_more_than_b_bits_on_any_doc(bits, local_sources):
     for family, spec in FAMILIES.items():
@@ -38,6 +39,7 @@ def bound(bits: int, length: int) -> float:
     return min(1.0, 2 ** (bits - (length - 1) * LETTER_BITS))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("bits", [100, BITS_50])
 def test_random_copy_never_beats_the_bound_and_copies_whatever_its_state_holds(bits):
     fits = []
@@ -63,6 +65,7 @@ def test_hand_worked_capacity_at_276_bits():
     assert bound(BITS_50, 59) == 1.0 and bound(BITS_50, 60) < 0.5
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["natural", "paper"])
 def test_lookups_separate_prefix_key_from_suffix_key(fmt):
     options = (("key_length", 4), ("answer_length", 4), ("fmt", fmt))
@@ -101,6 +104,7 @@ def test_too_few_bits_for_the_control_registers_are_refused():
         BoundedStateReader(MIN_BITS - 1)
 
 
+@pytest.mark.slow
 def test_copy_tasks_run_with_the_bounded_state_model(tmp_path):
     result = run_command(
         ["copy-tasks", "run", "--model", "bounded_state", "--model_args", f"bits={BITS_50}",

@@ -268,6 +268,7 @@ def test_a_truncated_samples_file_is_named_and_n_comes_from_the_results(tmp_path
     assert [row["n"] for row in read_rows(tmp_path / "out")] == ["4"]
 
 
+@pytest.mark.slow
 def test_leaderboard_of_a_real_lm_eval_run(tmp_path):
     from conftest import run_command
 

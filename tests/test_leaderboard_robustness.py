@@ -97,6 +97,7 @@ def test_json_nested_5000_deep_is_named_and_skipped(tmp_path, where):
     assert any("nested too deeply" in problem.message for problem in report.problems)
 
 
+@pytest.mark.slow
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(path=st.sampled_from(PATHS), value=JSON,
        name=st.sampled_from(["$x^2$", "![x](http://a.b)<script>", "a|b", "m\\nn", "=1+1", "ok"]))
@@ -230,6 +231,7 @@ def _build_after(barrier, folder: str, out: str) -> None:
     build_leaderboard([Path(folder)], Path(out))
 
 
+@pytest.mark.slow
 def test_20_pairs_of_concurrent_builds_lose_no_row_and_keep_summary_and_csv_together(tmp_path):
     context = multiprocessing.get_context("fork")
     for pair in range(20):
@@ -263,6 +265,7 @@ def kill_while_writing(command: list[str], folder: Path) -> bool:
     return False
 
 
+@pytest.mark.slow
 def test_a_killed_build_leaves_the_old_or_the_new_csv_whole_and_the_next_run_no_temporary_files(tmp_path):
     for index in range(400):
         stamp = f"{index // 60:02d}:{index % 60:02d}"

@@ -252,6 +252,7 @@ def test_report_only_on_a_damaged_run_is_one_line(tmp_path, capsys, damage):
     assert error.count("\n") == 1 and "Traceback" not in error
 
 
+@pytest.mark.slow
 def test_a_failed_lm_eval_child_is_one_line_naming_its_log(tmp_path):
     from copy_tasks.experiments.lm_eval_runner import LmEvalFailed, LmEvalRun, launch
 

@@ -104,6 +104,7 @@ def _random_copy_task():
         "random_copy_10"]
 
 
+@pytest.mark.slow
 def test_requests_from_a_cache_built_from_other_docs_are_refused(tmp_path, monkeypatch):
     """Our cache key holds the docs' fingerprint, so only a cache file written under this
     key with other docs (an lm-eval that changes its key, a damaged file) can pair them:

@@ -106,6 +106,7 @@ def test_normalisation_deletes_punctuation_rather_than_splitting_on_it():
     assert f1("well known", "well-known") == 0.0
 
 
+@pytest.mark.slow
 def test_squad_end_to_end_through_lm_eval_from_a_local_file(tiny_models, tmp_path, squad_file):
     out = tmp_path / "out"
     run = run_command([
