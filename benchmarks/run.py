@@ -1,4 +1,4 @@
-"""Run every benchmark: `python benchmarks/run.py` (18 minutes on 2 CPU cores).
+"""Run every benchmark: `python benchmarks/run.py` (30 minutes on 2 CPU cores).
 
 1. data generation, every family at default settings (a local text file stands in for C4);
 2. the reference models' full default sweeps of the offline families through lm-eval;
@@ -10,7 +10,9 @@
    forward pass, on Gemma 3 270M and a tiny model (phone-book and c4_copy, 3 lengths each);
 6. batching: generation with the budget ladder against per-doc budgets at batch 1 and 16, and
    `hf_fast` teacher forcing at batch 1 and 16, on a tiny model;
-7. the start-up hook's cost: interpreters with and without `copy_tasks.pth`.
+7. the start-up hook's cost: interpreters with and without `copy_tasks.pth`;
+8. what a newcomer waits for: the main job from an empty model cache, step by step, and the
+   test suite and its quick tier (`bench_newcomer.py`, about 12 minutes more).
 """
 
 import logging
@@ -18,6 +20,7 @@ import logging
 import bench_batching
 import bench_generation
 import bench_leaderboard
+import bench_newcomer
 import bench_protocols
 import bench_reference_models
 import bench_startup
@@ -39,3 +42,5 @@ if __name__ == "__main__":
     bench_batching.main([])
     print()
     bench_startup.main([])
+    print()
+    bench_newcomer.main([])
