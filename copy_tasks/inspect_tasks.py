@@ -1,4 +1,4 @@
-"""Our probes as inspect-ai tasks: one `@task` per family, scored by the public scorer.
+"""Our probes as inspect-ai tasks: one task per family of the table, scored by the public scorer.
 
 Each task holds the docs our lm-eval generation tasks score (`copy_tasks.probes.task_docs`,
 the same seed, doc count and `copy_tasks_*` options; or the rows of an exported folder or hub
@@ -8,8 +8,10 @@ stop sequences and, per doc, its generation budget as `max_tokens`; the scorer
 (`recall_verdicts`) gives each answer the verdicts of `copy_tasks.score`, our rule and the
 authors', with mean and stderr of each, over all samples and per length.
 
-    inspect eval copy_tasks/inspect_tasks.py@phonebook_copy -T lengths=10,20 -T docs=50 --model MODEL
-    inspect eval copy_tasks/phonebook_copy -T lengths=10 --model MODEL    # the installed package
+    inspect eval copy_tasks/phonebook_copy -T lengths=10,20 -T docs=50 --model MODEL
+
+(the installed package's tasks, found through its `inspect_ai` entry point; the tasks are made
+from the family table, so inspect's reading of a file's `@task` functions does not list them).
 
 Task arguments: `lengths` (one, a list or comma-separated; default: the family's own), `docs`
 (per length; default: the family's), `seed` (default: the tasks'), `metadata` (the tasks'
@@ -33,8 +35,8 @@ from inspect_ai.model import GenerateConfig
 from inspect_ai.scorer import Score, Scorer, Target, grouped, mean, scorer, stderr
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from copy_tasks.probes.families import family_named
-from copy_tasks.probes.family import GENERATION
+from copy_tasks.probes.families import FAMILIES, family_named
+from copy_tasks.probes.family import GENERATION, Family
 from copy_tasks.probes.options import DOCS, SEED
 from copy_tasks.probes.public_scorer import plain, score
 from copy_tasks.probes.task_docs import task_rows
@@ -107,64 +109,25 @@ def recall_verdicts() -> Scorer:
 
 def recall_task(family: str, lengths: Lengths = None, docs: int | None = None, seed: int | None = None,
                 metadata: Mapping[str, Any] | None = None, dataset: str | None = None) -> Task:
-    """The inspect task of one family (what each `@task` below returns)."""
+    """The inspect task of one family (what each family's task returns)."""
     stops = list(family_named(family).stop_sequences)
     return Task(dataset=MemoryDataset(samples(family, lengths, docs, seed, metadata, dataset), name=family),
                 solver=budgeted_generate(), scorer=recall_verdicts(),
                 config=GenerateConfig(temperature=0.0, stop_seqs=stops))
 
 
-@task
-def phonebook_copy(lengths: Lengths = None, docs: int | None = None, seed: int | None = None,
-                   metadata: dict | None = None, dataset: str | None = None) -> Task:
-    """A person's number from a phone book read once."""
-    return recall_task("phonebook_copy", lengths, docs, seed, metadata, dataset)
+def family_task(family: Family):
+    """The `@task` of one family, named after it (`copy_tasks/<family>` in inspect's registry),
+    with the task arguments above; its docstring is the family's summary."""
+
+    def make(lengths: Lengths = None, docs: int | None = None, seed: int | None = None,
+             metadata: dict | None = None, dataset: str | None = None) -> Task:
+        return recall_task(family.name, lengths, docs, seed, metadata, dataset)
+
+    make.__name__ = make.__qualname__ = family.name
+    make.__doc__ = f"{family.summary[0].upper()}{family.summary[1:]} ({family.unit})."
+    return task(name=family.name)(make)
 
 
-@task
-def random_copy(lengths: Lengths = None, docs: int | None = None, seed: int | None = None,
-                metadata: dict | None = None, dataset: str | None = None) -> Task:
-    """Copy a uniform random string."""
-    return recall_task("random_copy", lengths, docs, seed, metadata, dataset)
-
-
-@task
-def dup_ngram_copy(lengths: Lengths = None, docs: int | None = None, seed: int | None = None,
-                   metadata: dict | None = None, dataset: str | None = None) -> Task:
-    """Copy a random string in which one n-gram occurs twice."""
-    return recall_task("dup_ngram_copy", lengths, docs, seed, metadata, dataset)
-
-
-@task
-def lookup_suffix(lengths: Lengths = None, docs: int | None = None, seed: int | None = None,
-                  metadata: dict | None = None, dataset: str | None = None) -> Task:
-    """The letters after a key, the key given after the string."""
-    return recall_task("lookup_suffix", lengths, docs, seed, metadata, dataset)
-
-
-@task
-def lookup_prefix(lengths: Lengths = None, docs: int | None = None, seed: int | None = None,
-                  metadata: dict | None = None, dataset: str | None = None) -> Task:
-    """The letters after a key, the key given before the string."""
-    return recall_task("lookup_prefix", lengths, docs, seed, metadata, dataset)
-
-
-@task
-def c4_copy(lengths: Lengths = None, docs: int | None = None, seed: int | None = None,
-            metadata: dict | None = None, dataset: str | None = None) -> Task:
-    """Copy a passage of natural text (C4, or `copy_tasks_text_source` in `metadata`)."""
-    return recall_task("c4_copy", lengths, docs, seed, metadata, dataset)
-
-
-@task
-def c4_copy_shuffled(lengths: Lengths = None, docs: int | None = None, seed: int | None = None,
-                     metadata: dict | None = None, dataset: str | None = None) -> Task:
-    """Copy a passage whose words are shuffled."""
-    return recall_task("c4_copy_shuffled", lengths, docs, seed, metadata, dataset)
-
-
-@task
-def squad_length(lengths: Lengths = None, docs: int | None = None, seed: int | None = None,
-                 metadata: dict | None = None, dataset: str | None = None) -> Task:
-    """SQuAD v2 questions by paragraph length (`copy_tasks_squad_source` in `metadata` for a local file)."""
-    return recall_task("squad_length", lengths, docs, seed, metadata, dataset)
+# One task per family of the table, new families included: `inspect_tasks.phonebook_copy(...)`.
+globals().update({family.name: family_task(family) for family in FAMILIES.values()})
