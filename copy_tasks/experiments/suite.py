@@ -11,8 +11,8 @@ One lm-eval run per model and variant (`copy_tasks.experiments.lm_eval_runner`),
   length and variant at the families' default doc counts.
 
 Which lengths of each offline family the pretrained models run, per preset and variant, is the
-family's declaration (`Family.suite_lengths`): today every family teacher-forced up to 200 (the
-phone book up to 100) and the phone book and lookups also generated up to 100 in `quick`; the phone book and random
+family's declaration (`Family.suite_lengths`): today every family teacher-forced up to 100 and
+the phone book and lookups also generated up to 100 in `quick` (4 minutes on 2 cores); the phone book and random
 strings up to 200, the lookups up to 500 and n = 1 to 8 in `published`; the phone book and
 random strings under the chat template.
 

@@ -223,7 +223,7 @@ def lookup_family(key_place: str) -> Family:
         score_authors=against_target(score_lookup_authors),
         stop_sequences=("\n", "."),
         scoring_group="lookups",
-        suite=SuiteLengths(quick_generation=up_to(LENGTHS, 100), quick_teacher_forced=up_to(LENGTHS, 200),
+        suite=SuiteLengths(quick_generation=up_to(LENGTHS, 100), quick_teacher_forced=up_to(LENGTHS, 100),
                            published=up_to(LENGTHS, 500)),
         partial_credit=("symbol_accuracy",),
         data_key="lookup",

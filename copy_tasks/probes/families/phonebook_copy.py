@@ -148,8 +148,9 @@ FAMILY = register(Family(
     score_authors=against_target(score_authors),
     stop_sequences=("\n",),
     scoring_group="phone book",
-    # The main job stops at 100 entries: at 200 (3,200 tokens a prompt on Gemma 3) teacher
-    # forcing alone took 110 s of its 6.5 minutes on 2 cores; the published preset goes to 200.
+    # The main job stops at 100 (as every family's does, to finish in 4 minutes on 2 cores): at
+    # 200 entries (3,200 tokens a prompt on Gemma 3) teacher forcing alone took 110 s of its
+    # 6.5 minutes; the published preset goes to 200.
     suite=SuiteLengths(quick_generation=(20, 50, 100), quick_teacher_forced=(20, 50, 100),
                        published=up_to(LENGTHS, 200), chat=up_to(LENGTHS, 200)),
     chat_instruction="Here is a phone book. Look up phone numbers in it.",

@@ -28,6 +28,6 @@ def make_random_copy_doc(rng: np.random.Generator, length: int) -> dict:
 LENGTHS = (10, 20, 50, 100, 200, 500, 1000)
 FAMILY = register(copy_family(
     "random_copy", "a uniform random string over a-z", "symbols", LENGTHS, make_random_copy_doc,
-    suite=SuiteLengths(quick_teacher_forced=up_to(LENGTHS, 200), published=up_to(LENGTHS, 200),
+    suite=SuiteLengths(quick_teacher_forced=up_to(LENGTHS, 100), published=up_to(LENGTHS, 200),
                        chat=up_to(LENGTHS, 200)),
 ))
