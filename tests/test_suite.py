@@ -13,36 +13,46 @@ from copy_tasks.experiments.suite import offline_families, plan
 from copy_tasks.probes.families import parse_task_name
 
 
+def variant_tasks(run, variant: str) -> list[str]:
+    return [task for task in run.tasks if parse_task_name(task)[1] == variant]
+
+
 def test_quick_plan_runs_every_offline_family_on_each_model():
-    gemma_generation, gemma_forced, copier, bounded = plan("quick")
-    for run in (gemma_forced, copier, bounded):
+    gemma, copier, bounded = plan("quick")
+    for run in (copier, bounded):
         families = {parse_task_name(task)[0] for task in run.tasks}
         assert families == {family.name for family in offline_families()}, run.label
-    assert {parse_task_name(task)[:2] for task in gemma_generation.tasks} == {
-        ("phonebook_copy", "generation"), ("lookup_suffix", "generation"), ("lookup_prefix", "generation")}
-    assert {parse_task_name(task)[1] for task in gemma_forced.tasks} == {"teacher_forced"}
-    assert (gemma_generation.backend, gemma_generation.model_args, gemma_generation.docs) == (
-        "hf_fast", "pretrained=gemma-3-270m", 5)
+    assert {parse_task_name(task)[0] for task in variant_tasks(gemma, "teacher_forced")} == {
+        family.name for family in offline_families()}
+    assert {parse_task_name(task)[0] for task in variant_tasks(gemma, "generation")} == {
+        "phonebook_copy", "lookup_suffix", "lookup_prefix"}
+    # one run, the generation tasks first
+    assert gemma.tasks == (*variant_tasks(gemma, "generation"), *variant_tasks(gemma, "teacher_forced"))
+    assert (gemma.backend, gemma.model_args, gemma.docs) == ("hf_fast", "pretrained=gemma-3-270m", 5)
+    assert max(parse_task_name(task)[2] for task in gemma.tasks) == 100
     assert (copier.backend, copier.docs) == ("ngram_copier", 20)
     assert all(not task.startswith("squad") and not task.startswith("c4") for task in copier.tasks)
 
 
 def test_published_plan_has_25_docs_per_length_in_both_variants():
-    gemma_generation, gemma_forced = plan("published", ("gemma-3-270m",))
-    assert (gemma_generation.docs, gemma_forced.docs) == (25, 25)
-    assert [task for task in gemma_generation.tasks if task.startswith("phonebook")] == [
+    (gemma,) = plan("published", ("gemma-3-270m",))
+    assert gemma.docs == 25
+    assert [task for task in variant_tasks(gemma, "generation") if task.startswith("phonebook")] == [
         f"phonebook_copy_{n}" for n in (10, 20, 30, 50, 70, 100, 150, 200)]
+    assert [task for task in variant_tasks(gemma, "teacher_forced") if task.startswith("phonebook")] == [
+        f"phonebook_copy_tf_{n}" for n in (10, 20, 30, 50, 70, 100, 150, 200)]
 
 
 def test_published_plan_runs_smollm2_also_under_its_chat_template_on_the_same_docs():
-    base_generation, base_forced = plan("published", ("smollm2-135m",))
-    chat_generation, chat_forced = plan("published", ("smollm2-135m-chat",))
-    assert not base_generation.chat and chat_generation.chat and chat_forced.chat
-    assert (chat_generation.model_args, chat_generation.docs) == (base_generation.model_args, 25)
-    assert set(chat_generation.tasks) <= set(base_generation.tasks)
-    assert {parse_task_name(task)[0] for task in chat_forced.tasks} == {"phonebook_copy", "random_copy"}
-    assert chat_forced.lm_eval_run(Path("out")).command()[-1] == "--apply_chat_template"
-    assert "--apply_chat_template" not in base_forced.lm_eval_run(Path("out")).command()
+    (base,) = plan("published", ("smollm2-135m",))
+    (chat,) = plan("published", ("smollm2-135m-chat",))
+    assert not base.chat and chat.chat
+    assert (chat.model_args, chat.docs) == (base.model_args, 25)
+    assert set(chat.tasks) <= set(base.tasks)
+    assert {parse_task_name(task)[0] for task in variant_tasks(chat, "teacher_forced")} == {
+        "phonebook_copy", "random_copy"}
+    assert chat.lm_eval_run(Path("out")).command()[-1] == "--apply_chat_template"
+    assert "--apply_chat_template" not in base.lm_eval_run(Path("out")).command()
 
 
 @pytest.mark.slow

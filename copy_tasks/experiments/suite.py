@@ -1,6 +1,6 @@
 """`copy-tasks suite`: run the offline families on several models, then build the leaderboard.
 
-One lm-eval run per model and variant (`copy_tasks.experiments.lm_eval_runner`), then
+One lm-eval run per model and setting (`copy_tasks.experiments.lm_eval_runner`), then
 `copy-tasks leaderboard` over all the result folders. Two presets:
 
 - `quick` (the README's main job): Gemma 3 270M with 5 docs per length; both reference models
@@ -20,9 +20,9 @@ Models prepared by `copy-tasks model` are run as `pretrained=<name>` from a fold
 them in the model cache (`by_name/`), so the results name the model, not a path on this machine.
 
     >>> [run.label for run in plan("quick")]
-    ['gemma-3-270m', 'gemma-3-270m', 'ngram_copier', 'bounded_state']
+    ['gemma-3-270m', 'ngram_copier', 'bounded_state']
     >>> [run.label for run in plan("published", ("smollm2-135m-chat",))]
-    ['smollm2-135m-chat', 'smollm2-135m-chat']
+    ['smollm2-135m-chat']
     >>> plan("quick")[0].tasks[:4]
     ('lookup_prefix_20', 'lookup_prefix_50', 'lookup_prefix_100', 'lookup_suffix_20')
 """
@@ -110,10 +110,11 @@ CHAT_SUFFIX = "-chat"
 
 
 def plan(preset_name: str, labels: tuple[str, ...] | None = None) -> list[SuiteRun]:
-    """The runs of a preset, in order (those with the given labels, if any): one per reference
-    model (every task), two per pretrained model (generation, then teacher-forced, each with
-    its doc count; doc i is the same doc in both, so their verdicts can be compared), and two
-    more under the chat template for each chat model (label `<model>-chat`)."""
+    """The runs of a preset, in order (those with the given labels, if any): one per model, its
+    generation tasks then its teacher-forced ones (a pretrained model at the preset's doc count:
+    doc i is the same doc in both variants, so their verdicts can be compared; one run loads the
+    model once), and one more under the chat template for each chat model (label
+    `<model>-chat`)."""
     preset = PRESETS[preset_name]
     runs = []
     for model in preset.models:
@@ -125,9 +126,9 @@ def plan(preset_name: str, labels: tuple[str, ...] | None = None) -> list[SuiteR
         if model in preset.chat_models:
             settings.append((model + CHAT_SUFFIX, "chat", True))
         for label, lengths_preset, chat in settings:
-            for variant in VARIANTS:
-                runs.append(SuiteRun(label, "hf_fast", f"pretrained={model}", _tasks(lengths_preset, variant),
-                                     preset.docs, MODEL_BATCH_SIZE, chat=chat, model=model))
+            tasks = tuple(task for variant in VARIANTS for task in _tasks(lengths_preset, variant))
+            runs.append(SuiteRun(label, "hf_fast", f"pretrained={model}", tasks, preset.docs, MODEL_BATCH_SIZE,
+                                 chat=chat, model=model))
     return [run for run in runs if labels is None or run.label in labels]
 
 
