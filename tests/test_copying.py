@@ -85,9 +85,12 @@ def test_missing_source_is_an_option_error(bad):
 def test_unreachable_c4_says_how_to_use_local_text(monkeypatch):
     import datasets
 
-    # datasets reads HF_HUB_OFFLINE when imported: offline here, the hub fails at once (with
-    # the network unreachable it would retry for 23 s).
-    monkeypatch.setattr(datasets.config, "HF_HUB_OFFLINE", True)
+    # datasets 3 and later read HF_HUB_OFFLINE when imported: offline here, the hub fails at
+    # once (with the network unreachable it would retry for 23 s); earlier ones read it later.
+    if hasattr(datasets.config, "HF_HUB_OFFLINE"):
+        monkeypatch.setattr(datasets.config, "HF_HUB_OFFLINE", True)
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     load_documents.cache_clear()
     with pytest.raises(TextSourceError) as error:
         build_dataset("c4_copy", 25, "generation", version=1.0, copy_tasks_docs=2)
