@@ -26,7 +26,7 @@ from copy_tasks.probes.options import OptionError
         ({"copy_tasks_docs": 1_000_000_000}, "copy_tasks_docs=1000000000 is not allowed"),
         ({"copy_tasks_docs": -5}, "copy_tasks_docs=-5 is not allowed"),
         ({"copy_tasks_docs": 2.5}, "copy_tasks_docs=2.5 is not allowed"),
-        ({"copy_tasks_sed": 3}, "unknown option copy_tasks_sed=3: copy-tasks accepts copy_tasks_docs, "),
+        ({"copy_tasks_sed": 3}, "unknown option copy_tasks_sed=3: copy-tasks accepts copy_tasks_copy_format, copy_tasks_docs, "),
         ({"copy_tasks_lookup_format": "json"},
          "copy_tasks_lookup_format='json' is not allowed: the lookup prompt format must be one of natural, paper"),
         ({"copy_tasks_lookup_key_length": 0},

@@ -6,14 +6,23 @@ Every copy doc has the authors' prompt `{p}\\n\\n{p}\\n\\n{first word}`: the pas
 passage again, then its first word, after which the model must write the rest of the passage;
 the generation stops at a blank line. Units are words (symbols for the random strings), and a
 passage is stored with single spaces between its words.
+
+The random-string families also have the authors' synthetic format (`copy_tasks_copy_format=
+paper`), for models trained on it (`copy-tasks train`): `$<letters>|`, after which the model
+writes the letters again and then `.`; no spaces, one character a symbol. The answer is read up
+to the first `.` or newline, as a lookup's is, and scored on its first len(target) letters.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from copy_tasks.probes.family import Family, SuiteLengths, against_target
-from copy_tasks.probes.options import Option
+from copy_tasks.probes.family import Family, SuiteLengths
+from copy_tasks.probes.options import ChoiceOption, Option
+
+COPY_FORMATS = ("natural", "paper")
+COPY_FORMAT = ChoiceOption("copy_tasks_copy_format", "fmt", "the random-string copy prompt format",
+                           default="natural", choices=COPY_FORMATS)
 
 
 def copy_doc(words: list[str]) -> dict:
@@ -34,6 +43,28 @@ def copy_doc(words: list[str]) -> dict:
         "continuation": target,
         "words": len(words),
     }
+
+
+def paper_copy_doc(symbols: list[str]) -> dict:
+    """The authors' synthetic copy format of one-letter `symbols`.
+
+    >>> doc = paper_copy_doc(["m", "b", "h"])
+    >>> doc["prompt"], doc["target"], doc["continuation"]
+    ('$mbh|', 'mbh', 'mbh')
+    """
+    letters = "".join(symbols)
+    return {"prompt": f"${letters}|", "target": letters, "continuation": letters, "words": len(symbols),
+            "format": "paper"}
+
+
+def paper_answer(generation: str) -> str:
+    """The letters of an answer in the authors' synthetic format: up to the first `.` or newline,
+    whitespace removed.
+
+    >>> paper_answer("mbh.$ab|"), paper_answer(" m b h\\nx")
+    ('mbh', 'mbh')
+    """
+    return "".join(generation.split("\n", 1)[0].split(".", 1)[0].split())
 
 
 def score_copy(generation: str, target: str) -> dict[str, float]:
@@ -72,6 +103,34 @@ def score_copy_authors(generation: str, target: str) -> dict[str, float]:
     return {"authors_exact_match": float(answer == target.strip())}
 
 
+def score_copy_doc(generation: str, doc: dict) -> dict[str, float]:
+    """Our rule for a doc of either format: `score_copy` on words, or, in the authors' synthetic
+    format, on letters: the first len(target) letters of `paper_answer`, and the fraction right
+    before the first error.
+
+    >>> paper = paper_copy_doc(["m", "b", "h"])
+    >>> score_copy_doc("mbh.$xy|", paper), score_copy_doc("mbx.", paper)
+    ({'exact_match': 1.0, 'prefix_match': 1.0}, {'exact_match': 0.0, 'prefix_match': 0.6666666666666666})
+    """
+    if doc.get("format") != "paper":
+        return score_copy(generation, doc["target"])
+    return score_copy(" ".join(paper_answer(generation)), " ".join(doc["target"]))
+
+
+def score_copy_doc_authors(generation: str, doc: dict) -> dict[str, float]:
+    """The authors' rule for a doc of either format: `score_copy_authors`, or, in their synthetic
+    format, their evaluation's: the len(target) characters written after the prompt equal the
+    target (what follows them is not read).
+
+    >>> paper = paper_copy_doc(["m", "b", "h"])
+    >>> score_copy_doc_authors("mbh.", paper), score_copy_doc_authors("m bh", paper)
+    ({'authors_exact_match': 1.0}, {'authors_exact_match': 0.0})
+    """
+    if doc.get("format") != "paper":
+        return score_copy_authors(generation, doc["target"])
+    return {"authors_exact_match": float(generation[: len(doc["target"])] == doc["target"])}
+
+
 def copy_family(name: str, summary: str, unit: str, lengths: tuple[int, ...], make_doc: Callable[..., dict], *,
                 default_docs: int = 200, min_length: int = 2, max_length: int = 100_000, downloads: str = "",
                 data_key: str = "", options: tuple[Option, ...] = (), suite: SuiteLengths | None = None) -> Family:
@@ -80,8 +139,8 @@ def copy_family(name: str, summary: str, unit: str, lengths: tuple[int, ...], ma
     return Family(
         name=name, summary=summary, unit=unit, lengths=lengths, default_docs=default_docs, min_length=min_length,
         max_length=max_length,
-        downloads=downloads, make_doc=make_doc, score_generation=against_target(score_copy),
-        score_authors=against_target(score_copy_authors), scoring_group="copies", suite=suite,
+        downloads=downloads, make_doc=make_doc, score_generation=score_copy_doc,
+        score_authors=score_copy_doc_authors, scoring_group="copies", suite=suite,
         stop_sequences=("\n\n",), data_key=data_key, options=options,
         chat_instruction="Here is a passage, then the same passage again. Write it out once more, word for word, "
                          "starting from its first word.",

@@ -6,28 +6,32 @@ import math
 
 import numpy as np
 
-from copy_tasks.probes.copying import copy_doc, copy_family
+from copy_tasks.probes.copying import COPY_FORMAT, copy_doc, copy_family, paper_copy_doc
 from copy_tasks.probes.family import SuiteLengths, register, up_to
 
 LETTERS = tuple("abcdefghijklmnopqrstuvwxyz")
 
 
-def make_random_copy_doc(rng: np.random.Generator, length: int) -> dict:
+def make_random_copy_doc(rng: np.random.Generator, length: int, fmt: str = "natural") -> dict:
     """`length` letters drawn uniformly from a-z, separated by spaces (one token each for
-    common tokenizers), with the string's information content in bits.
+    common tokenizers), with the string's information content in bits; with `fmt="paper"` the
+    same letters in the authors' synthetic format (`$mbhw|`, see `copy_tasks.probes.copying`).
 
     >>> from copy_tasks.probes.seeding import doc_rng
     >>> doc = make_random_copy_doc(doc_rng("random_copy", "1", 4, 0, 0), 4)
     >>> doc["prompt"], doc["target"], round(doc["bits"], 2)
     ('m b h w\\n\\nm b h w\\n\\nm', ' b h w', 18.8)
+    >>> make_random_copy_doc(doc_rng("random_copy", "1", 4, 0, 0), 4, fmt="paper")["prompt"]
+    '$mbhw|'
     """
     symbols = [LETTERS[i] for i in rng.integers(len(LETTERS), size=length).tolist()]
-    return copy_doc(symbols) | {"alphabet_size": len(LETTERS), "bits": length * math.log2(len(LETTERS))}
+    doc = paper_copy_doc(symbols) if fmt == "paper" else copy_doc(symbols)
+    return doc | {"alphabet_size": len(LETTERS), "bits": length * math.log2(len(LETTERS))}
 
 
 LENGTHS = (10, 20, 50, 100, 200, 500, 1000)
 FAMILY = register(copy_family(
     "random_copy", "a uniform random string over a-z", "symbols", LENGTHS, make_random_copy_doc,
     suite=SuiteLengths(quick_teacher_forced=up_to(LENGTHS, 100), published=up_to(LENGTHS, 200),
-                       chat=up_to(LENGTHS, 200)),
+                       chat=up_to(LENGTHS, 200)), options=(COPY_FORMAT,),
 ))
