@@ -11,12 +11,14 @@ training, model preparation), and on top `cli`.
 
 Importing this package is cheap: the start-up hook imports it in every Python process of an
 environment where copy-tasks is installed, so `task_config_dir`, `task_manager` and the scorer
-load their modules only when used.
+load their modules only when used. `register_architectures()` enters the model types of
+`copy-tasks train` (Hard-ALiBi, the LSTM) into transformers' Auto classes, as the start-up hook
+does when lm-eval's `hf` backend is imported.
 """
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__", "score", "score_teacher_forced", "task_config_dir", "task_manager"]
+__all__ = ["__version__", "register_architectures", "score", "score_teacher_forced", "task_config_dir", "task_manager"]
 
 
 def __getattr__(name: str):
@@ -28,6 +30,10 @@ def __getattr__(name: str):
         from copy_tasks.harness.startup import task_manager
 
         return task_manager
+    if name == "register_architectures":
+        from copy_tasks.models.trained_architectures import register
+
+        return register
     if name in ("score", "score_teacher_forced"):
         from copy_tasks.probes import public_scorer
 

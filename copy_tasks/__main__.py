@@ -2,4 +2,5 @@
 
 from copy_tasks.cli import main
 
-main()
+if __name__ == "__main__":  # not when `copy-tasks train`'s worker processes import the main module
+    main()

@@ -23,11 +23,33 @@ def switched_off(value: str | None) -> bool:
     return (value or "").strip().lower() in OFF_VALUES
 
 
+# Besides lm-eval's modules that `registration` patches: module name -> what runs right after it
+# loads, given the module (entered by `after_import`; the start-up hook registers our model
+# types when lm-eval's `hf` backend is imported).
+AFTER_IMPORT = {}
+
+
+def after_import(module_name: str, hook) -> None:
+    """Run `hook(module)` right after `module_name` is imported, and at once if it already was."""
+    AFTER_IMPORT[module_name] = hook
+    if module_name in sys.modules:
+        hook(sys.modules[module_name])
+
+
+def _run_after_import(module) -> None:
+    if module.__name__ in AFTER_IMPORT:
+        AFTER_IMPORT[module.__name__](module)
+    else:
+        from copy_tasks.harness.registration import patch
+
+        patch(module)
+
+
 class PatchWhenImported:
     """Finds nothing itself: when a module we patch is found, patches it right after it loads."""
 
     def find_spec(self, fullname, path=None, target=None):
-        if fullname not in PATCHED_MODULES:
+        if fullname not in PATCHED_MODULES and fullname not in AFTER_IMPORT:
             return None
         from importlib.machinery import PathFinder
 
@@ -38,9 +60,7 @@ class PatchWhenImported:
 
         def exec_module(module):
             load(module)
-            from copy_tasks.harness.registration import patch
-
-            patch(module)
+            _run_after_import(module)
 
         spec.loader.exec_module = exec_module
         return spec

@@ -1,0 +1,81 @@
+"""Hard-ALiBi: the paper's headline transformer, as a model type of its own.
+
+A GPT-NeoX without rotary embeddings in which, in every layer, head h < M sees only the keys
+at distances 0 to h before it (query i, key j: 0 <= i - j <= h), and the other heads see every
+earlier key with no position information (NoPE). The paper masks M = 8 of 16 heads; here M
+is `num_masked_heads` in the config.
+
+It runs as transformers' own GPT-NeoX code with one attention function of ours, which passes
+the band as an additive position bias to transformers' SDPA attention. The saved config names
+the model type `copy_tasks_hard_alibi`, not `gpt_neox`: transformers does not save the
+attention implementation in `config.json`, so a checkpoint that said `gpt_neox` would load,
+without our code, as a plain NoPE model and score as one. Under its own type a load without
+`register()` fails, naming the unknown type; the start-up hook (`copy_tasks._autoregister`) registers
+it whenever lm-eval's `hf` backend is imported.
+
+    >>> import torch
+    >>> bias = hard_alibi_bias(num_heads=3, masked_heads=2, query_length=3, key_length=3, dtype=torch.float32)
+    >>> (bias[:, -1] == 0).int().tolist()  # what the last query may see, head by head
+    [[0, 0, 1], [0, 1, 1], [1, 1, 1]]
+"""
+
+from __future__ import annotations
+
+import torch
+from transformers import AttentionInterface, GPTNeoXConfig, GPTNeoXForCausalLM
+from transformers.integrations.sdpa_attention import sdpa_attention_forward
+from transformers.masking_utils import AttentionMaskInterface, sdpa_mask
+
+MODEL_TYPE = "copy_tasks_hard_alibi"
+ATTENTION = "copy_tasks_hard_alibi_sdpa"
+
+
+def hard_alibi_bias(num_heads: int, masked_heads: int, query_length: int, key_length: int,
+                    dtype: torch.dtype, device=None) -> torch.Tensor:
+    """An additive bias (heads, queries, keys): 0 where a head may look, the dtype's minimum
+    beyond a masked head's window. The queries are the last `query_length` of the keys' positions
+    (a decoding step attends from the newest position); causality is left to the mask."""
+    queries = torch.arange(key_length - query_length, key_length, device=device)[:, None]
+    distance = queries - torch.arange(key_length, device=device)[None, :]
+    windows = torch.arange(num_heads, device=device)[:, None, None]
+    blocked = (windows < masked_heads) & (distance[None] > windows)
+    return torch.zeros(blocked.shape, dtype=dtype, device=device).masked_fill(blocked, torch.finfo(dtype).min)
+
+
+def hard_alibi_attention(module, query, key, value, attention_mask, **kwargs):
+    """transformers' SDPA attention with the Hard-ALiBi band of `module.config`."""
+    bias = hard_alibi_bias(query.shape[1], module.config.num_masked_heads, query.shape[2], key.shape[2],
+                           query.dtype, query.device)
+    return sdpa_attention_forward(module, query, key, value, attention_mask, position_bias=bias[None], **kwargs)
+
+
+AttentionInterface.register(ATTENTION, hard_alibi_attention)
+AttentionMaskInterface.register(ATTENTION, sdpa_mask)
+
+
+class HardAlibiConfig(GPTNeoXConfig):
+    """GPT-NeoX with no rotary embeddings and `num_masked_heads` hard-windowed heads per layer."""
+
+    model_type = MODEL_TYPE
+
+    def __init__(self, num_masked_heads: int = 1, **kwargs):
+        self.num_masked_heads = num_masked_heads
+        kwargs["rope_parameters"] = {**(kwargs.get("rope_parameters") or {}), "rope_type": "default",
+                                     "partial_rotary_factor": 0.0}
+        kwargs.pop("rotary_pct", None)
+        super().__init__(**kwargs)
+        if not 0 <= num_masked_heads <= self.num_attention_heads:
+            raise ValueError(f"num_masked_heads={num_masked_heads}: allowed are 0 to num_attention_heads "
+                             f"({self.num_attention_heads})")
+
+
+class HardAlibiForCausalLM(GPTNeoXForCausalLM):
+    """The model; it always runs the Hard-ALiBi attention, and refuses to run any other."""
+
+    config_class = HardAlibiConfig
+
+    def _check_and_adjust_attn_implementation(self, attn_implementation, is_init_check=False, **kwargs):
+        if attn_implementation not in (None, ATTENTION):
+            raise ValueError(f"attn_implementation={attn_implementation!r}: a {MODEL_TYPE} model runs only its "
+                             f"own attention ({ATTENTION}); leave attn_implementation unset")
+        return ATTENTION
