@@ -16,6 +16,14 @@ the prompt).
     >>> "".join(itertools.islice(copier.stream(), 9))
     ' cat sat\\n'
 
+In the authors' synthetic copy format (`$<letters>|`, `copy_tasks_copy_format=paper`) the `|`
+that ends the prompt reads as a second `$`, the start mark, and no n-gram reaches back past
+the latest start mark: the copy's first letters are looked up from the start, as Theorem
+2.3's construction pads the string's start.
+
+    >>> "".join(itertools.islice(NgramCopier("$abcab|", n=5).stream(), 6))
+    'abcab|'
+
 Words are mapped to private code points, so both units run the same string search (C speed):
 an occurrence is searched with `str.find` only when the current match cannot be extended.
 """
@@ -31,6 +39,7 @@ from copy_tasks.models.answers import cut_at_stops, score_against
 UNITS = ("char", "word")
 _WORD = re.compile(r"(\s*)(\S+)")
 _FIRST_CODE_POINT = 0xF0000  # Unicode private use plane: never in a prompt
+START, SEPARATOR = "$", "|"  # the authors' synthetic copy format: `$<letters>|`
 
 
 def mode_name(unit: str = "char", n: int | None = None) -> str:
@@ -52,8 +61,11 @@ class NgramCopier:
         if n is not None and n < 1:
             raise ValueError(f"n={n}: must be at least 1, or None for the longest match")
         self.n = n
+        self.mark = None  # the start mark of the authors' synthetic format, if the prompt is in it
         if unit == "char":
             self.codes, self.pieces = prompt, list(prompt)
+            if len(prompt) > 1 and prompt[0] == START and prompt[-1] == SEPARATOR:
+                self.mark, self.codes = START, prompt[:-1] + START
         else:
             matches = _WORD.findall(prompt)
             ids: dict[str, int] = {}
@@ -62,11 +74,14 @@ class NgramCopier:
         self.searchable = self.codes[:-1]  # an occurrence must be followed by a unit
 
     def _first_end(self, text: str) -> int | None:
-        """End of the first occurrence, in the prompt, of the longest (or last n) units of `text`."""
+        """End of the first occurrence, in the prompt, of the longest (or last n) units of `text`
+        (not reaching back past the latest start mark)."""
+        reach = len(text) - text.rindex(self.mark) if self.mark else len(text)
         if self.n is not None:
-            start = self.searchable.find(text[-self.n :])
-            return start + min(self.n, len(text)) if start >= 0 else None
-        low, high = 0, min(len(text), len(self.searchable))  # longest suffix length that occurs
+            gram = text[-min(self.n, reach):]
+            start = self.searchable.find(gram)
+            return start + len(gram) if start >= 0 else None
+        low, high = 0, min(reach, len(self.searchable))  # longest suffix length that occurs
         while low < high:
             mid = (low + high + 1) // 2
             if self.searchable.find(text[-mid:]) >= 0:
