@@ -22,6 +22,35 @@ def model_type_of(lm) -> str | None:
     return value if isinstance(value, str) else None
 
 
+ALIBI_TYPES = frozenset({"bloom", "mpt"})
+
+
+def position_scheme(config) -> str | None:
+    """How a transformer's config encodes position, where it says so plainly: `NoPE`, `RoPE`,
+    `ALiBi` or `Hard-ALiBi`; None for other models and configs we cannot read.
+
+    >>> from types import SimpleNamespace as Config
+    >>> position_scheme(Config(model_type="gpt_neox", rope_parameters={"partial_rotary_factor": 0.0}))
+    'NoPE'
+    >>> position_scheme(Config(model_type="bloom")), position_scheme(Config(model_type="mamba"))
+    ('ALiBi', None)
+    """
+    model_type = getattr(config, "model_type", None)
+    if model_type == "copy_tasks_hard_alibi":
+        return "Hard-ALiBi"
+    if model_type in ALIBI_TYPES or (model_type == "falcon" and getattr(config, "alibi", False)):
+        return "ALiBi"
+    rope = getattr(config, "rope_parameters", None)
+    if model_type == "gpt_neox" and isinstance(rope, Mapping):
+        return "NoPE" if rope.get("partial_rotary_factor", 1.0) == 0 else "RoPE"
+    return None
+
+
+def positions_of(lm) -> str | None:
+    """`position_scheme` of the live model's HF config."""
+    return position_scheme(hf_config(unwrap_model(lm)))
+
+
 def _args(model_args: str | Mapping | None) -> dict[str, str]:
     if isinstance(model_args, Mapping):
         return {str(key): str(value) for key, value in model_args.items()}

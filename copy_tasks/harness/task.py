@@ -40,7 +40,7 @@ from copy_tasks import __version__
 from copy_tasks.harness.backend_limits import BackendLimits, backend_limits, log, warn_once
 from copy_tasks.harness.decoding import non_greedy
 from copy_tasks.harness.lm_eval_internals import model_of_running_evaluate
-from copy_tasks.harness.model_info import model_type_of, prepared_source
+from copy_tasks.harness.model_info import model_type_of, positions_of, prepared_source
 from copy_tasks.probes.families import family_named
 from copy_tasks.probes.options import Recorded, UserError
 from copy_tasks.probes.task_docs import docs_fingerprint
@@ -84,7 +84,7 @@ class CopyTask(ConfigurableTask):
         """Learn what the model that will run this task keeps of a prompt (before requests)."""
         self.limits = backend_limits(lm)
         self.overflow, self.budgets = {}, set()
-        self.config.metadata.update({Recorded.MODEL_TYPE: model_type_of(lm)})
+        self.config.metadata.update({Recorded.MODEL_TYPE: model_type_of(lm), Recorded.POSITIONS: positions_of(lm)})
 
     def metric_names(self) -> list[str]:
         """The metrics this task reports (its YAML's metric_list)."""

@@ -29,6 +29,7 @@ class Recorded:
     DOCS_SHA256 = "copy_tasks_docs_sha256"  # the docs' fingerprint
     MODEL_SOURCE = "copy_tasks_model_source"  # the PyPI source of a prepared model
     MODEL_TYPE = "copy_tasks_model_type"  # the model config's model_type
+    POSITIONS = "copy_tasks_positions"  # a transformer's position scheme, where its config says it
     OVERFLOW_DOCS = "copy_tasks_overflow_docs"  # docs that did not fit, or "unknown"
     CONTEXT_TOKENS = "copy_tasks_context_tokens"
     CONTEXT_SOURCE = "copy_tasks_context_source"

@@ -50,8 +50,9 @@ class LeaderboardRow:
     backend: str = column("the lm-eval backend (`hf`, `hf_fast`, `vllm`, `ngram_copier`, ...)")
     dtype: str = column("the model's dtype, as lm-eval records it")
     parameters: Cell = column("the model's parameter count", numeric=True)
-    architecture: str = column("`transformer`, `ssm`, `hybrid`, `reference model` or `unknown`, from the "
-                               "`model_type` of the model's config")
+    architecture: str = column("`transformer` (with its position scheme where the run recorded it, e.g. "
+                               "`transformer (Hard-ALiBi)`), `ssm`, `rnn`, `hybrid`, `reference model` or "
+                               "`unknown`, from the `model_type` of the model's config")
     model_type: Cell = column("the `model_type` of the model's config")
     lm_eval_version: Cell = column("lm-eval's version in the run")
     copy_tasks_version: Cell = column("copy-tasks' version in the run")
@@ -100,11 +101,17 @@ def column_table() -> str:
     return "\n".join(lines)
 
 
-def architecture(backend: str, model_type: str | None) -> str:
-    """The architecture family of a model, from its lm-eval backend and its config's model_type.
+RNN_TYPES = frozenset({"copy_tasks_lstm"})
+
+
+def architecture(backend: str, model_type: str | None, positions: str | None = None) -> str:
+    """The architecture family of a model, from its lm-eval backend and its config's model_type,
+    with a transformer's position scheme where it was recorded.
 
     >>> architecture("hf", "mamba"), architecture("hf", "jamba"), architecture("hf", "llama")
     ('ssm', 'hybrid', 'transformer')
+    >>> architecture("hf", "copy_tasks_hard_alibi", "Hard-ALiBi"), architecture("hf", "copy_tasks_lstm")
+    ('transformer (Hard-ALiBi)', 'rnn')
     >>> architecture("ngram_copier", None), architecture("vllm", None)
     ('reference model', 'unknown')
     """
@@ -114,7 +121,11 @@ def architecture(backend: str, model_type: str | None) -> str:
         return "ssm"
     if model_type in HYBRID_TYPES:
         return "hybrid"
-    return "transformer" if model_type else "unknown"
+    if model_type in RNN_TYPES:
+        return "rnn"
+    if not model_type:
+        return "unknown"
+    return f"transformer ({positions})" if positions else "transformer"
 
 
 LARGEST_VALUE = 1e9  # no metric, stderr or count of ours comes near; larger values are corrupt
@@ -350,7 +361,8 @@ def _task_cells(path: Path, data: dict, model: str, task: str, parsed: tuple[str
         "model_revision": _scalar(config.get("model_sha") or config.get("model_revision")),
         "model_source": _scalar(metadata.get(Recorded.MODEL_SOURCE)), "backend": backend,
         "dtype": str(config.get("model_dtype") or ""), "parameters": _count(config.get("model_num_parameters")) or "",
-        "architecture": architecture(backend, model_type or None), "model_type": model_type,
+        "architecture": architecture(backend, model_type or None, _scalar(metadata.get(Recorded.POSITIONS)) or None),
+        "model_type": model_type,
         "lm_eval_version": _scalar(data.get("lm_eval_version")),
         "copy_tasks_version": _scalar(metadata.get(Recorded.VERSION)),
         "task": task, "family": family_name, "variant": variant,
