@@ -1,38 +1,33 @@
-"""Train small models from scratch on our probes, as the paper's synthetic experiments do.
+"""Train small models from scratch as the paper's synthetic experiments do: one model per task,
+the authors' character formats, contexts packed with examples.
 
-Three architectures of about 3 million parameters each, trained on one shared stream of
-examples (the same examples, in the same order, for each):
-- `transformer-nope`: GPT-NeoX with no position information (`rotary_pct` 0);
-- `transformer-rope`: the same with rotary position embeddings on every head dimension;
-- `mamba2`: HF `Mamba2ForCausalLM`. Mamba-2 rather than Mamba-1: on 2 CPU cores HF's Mamba-1
-  runs its reference scan step by step (28 s a training step for a 4-layer, 128-wide model on
-  32 x 128 tokens), while Mamba-2's chunked scan is plain matrix products (0.44 s).
+Six architectures of about 3.2 million parameters each (`ARCHITECTURES`), built by
+`copy_tasks.experiments.architectures`: GPT-NeoX with no positions (NoPE), with RoPE, Bloom
+(ALiBi), Hard-ALiBi, Mamba-2 and an LSTM. Each is trained on each task of `TASKS` on its own
+(the authors train one model per task), from each seed of the recipe:
+- `copy`: `$<letters>|<letters>.` (`random_copy` in its `paper` format);
+- `lookup_prefix`: `$<key>|<letters>|<answer>.`; `lookup_suffix`: `$<letters>|<key><answer>.`
+  (the lookup families in their `paper` format: key 4 letters, answer 4);
+strings uniform over a-z, drawn by our own generators in a hash domain of their own (no
+evaluation seed draws a training doc). The loss is on what the model must write and the `.`
+after it. Training runs in two phases: single examples, one a row (a warm-up: packed rows from
+scratch stalled in the measurements behind this recipe), then rows of `context` tokens packed
+with examples end to end, the last cut where the row ends (unscored), as the authors pack.
+AdamW with weight decay 0.1, 100 warm-up steps, then linear decay to 0, gradients clipped at 1:
+the authors' optimizer and schedule; the learning rate is the recipe's (see docs/training.md).
 
-The stream mixes our own families, drawn by their own generators with training seeds far from
-any evaluation seed: `random_copy` strings of a few lengths up to `copy_lengths[1]`, and
-`lookup_prefix` / `lookup_suffix` in the authors' character format (`$key|string|` then the
-answer; `$string|key` then the answer) with strings up to `lookup_lengths[1]`. The loss is
-on what the model must write (the continuation, then the end: EOS after a copy, `.` after a
-lookup answer, as the authors' format ends it). A character-level tokenizer is saved with
-every checkpoint, so `lm_eval --model hf --model_args pretrained=<folder>` loads it as any
-model; in it a letter after a space is one token, so that every symbol of a spaced string
-(`random_copy`'s format) is one token, as subword tokenizers read it. With plain characters a
-copied letter's key is two tokens back, and no transformer of the full recipe learned to copy
-within its budget (tried: exact match 0 at 38,400 examples); with spaced letters as tokens the
-RoPE transformer copies 10- and 20-letter strings at 90% after 16,000 examples. Training is
-deterministic given the recipe's seed and torch's thread count: the data comes from our seeded
-generators and torch's generator is seeded before each model is built (another thread count
-sums in another order: the losses then differ by about 1e-7 after 50 steps).
+A character tokenizer is saved with every checkpoint, so `lm_eval --model hf --model_args
+pretrained=<folder>` loads it as any model. Training is deterministic given the seed and
+torch's thread count (another thread count sums in another order).
 
-    >>> example = training_example(RECIPES["quick"], 0)
-    >>> example.family, example.text[: len(example.prompt)] == example.prompt
-    ('random_copy', True)
+    >>> example = training_example(RECIPES["quick"], "copy", seed=0, index=0)
+    >>> example.text == example.prompt + example.answer + "." and example.prompt.startswith("$")
+    True
 """
 
 from __future__ import annotations
 
 import json
-import math
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,75 +38,110 @@ from copy_tasks.probes.families import FAMILIES
 from copy_tasks.probes.seeding import doc_rng
 
 TRAINING_DOMAIN = "copy-tasks-training"  # the stream's hash domain: no evaluation seed draws its docs
-ARCHITECTURES = ("transformer-nope", "transformer-rope", "mamba2")
+ARCHITECTURES = ("transformer-nope", "transformer-rope", "transformer-alibi", "transformer-hard-alibi", "mamba2",
+                 "lstm")
+# Each task: the family whose generator draws its docs, in the authors' format.
+TASKS = {"copy": "random_copy", "lookup_prefix": "lookup_prefix", "lookup_suffix": "lookup_suffix"}
 LOOKUP_OPTIONS = {"key_length": 4, "answer_length": 4, "fmt": "paper"}
+COPY_OPTIONS = {"fmt": "paper"}
 PAD, EOS, UNKNOWN = "<pad>", "<eos>", "<unk>"
+END = "."  # the authors' end of an answer
 CHARACTERS = [chr(code) for code in range(32, 127)] + ["\n"]
 SPACED_LETTERS = [" " + letter for letter in "abcdefghijklmnopqrstuvwxyz"]
 CONTEXT = 4096  # tokens the saved models declare (lm-eval's max_length)
 
 
 @dataclass(frozen=True)
-class Recipe:
-    """Everything a training run depends on."""
+class Phases:
+    """Steps of one task's training: single examples a row, then packed rows."""
 
-    examples: int  # per model
-    batch_size: int
-    copy_lengths: tuple[int, int]  # random_copy lengths drawn uniformly from this range
-    lookup_lengths: tuple[int, int]  # lookup string lengths drawn uniformly from this range
-    mix: tuple[float, float, float]  # shares of random_copy, lookup_prefix, lookup_suffix
-    checkpoints: tuple[int, ...]  # examples seen when a checkpoint is saved (the last: the end)
-    learning_rate: float
-    warmup_steps: int
-    seed: int
-    hidden: int
-    transformer_layers: int
-    mamba_layers: int
-    log_every: int = 25  # steps
-    evaluation_docs: int = 50  # docs per length of every evaluation (`copy-tasks train`)
+    single_steps: int
+    packed_steps: int
 
     @property
     def steps(self) -> int:
-        return self.examples // self.batch_size
+        return self.single_steps + self.packed_steps
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """Everything a training run depends on."""
+
+    phases: dict  # task -> Phases
+    batch_size: int  # rows of single examples a step
+    packed_rows: int  # rows a packed step
+    context: int  # tokens a packed row
+    copy_lengths: tuple[int, int]  # copy string lengths drawn uniformly from this range
+    lookup_lengths: tuple[int, int]  # lookup string lengths drawn uniformly from this range
+    seeds: tuple[int, ...]
+    checkpoint_steps: tuple[int, ...]  # steps after which a copy model is saved (for examples needed)
+    learning_rate: float
+    warmup_steps: int
+    hidden: int
+    transformer_layers: int
+    attention_heads: int
+    masked_heads: int  # Hard-ALiBi's hard-windowed heads per layer
+    mamba_layers: int
+    lstm_layers: int
+    weight_decay: float = 0.1
+    log_every: int = 25  # steps
+    evaluation_docs: int = 50  # docs per length of every evaluation (`copy-tasks train`)
+    workers: int = 2  # training jobs at once, one torch thread each
+
+    def lengths(self, task: str) -> tuple[int, int]:
+        return self.copy_lengths if task == "copy" else self.lookup_lengths
+
+
+def _phases(copy: tuple[int, int], lookup: tuple[int, int]) -> dict:
+    return {"copy": Phases(*copy), "lookup_prefix": Phases(*lookup), "lookup_suffix": Phases(*lookup)}
 
 
 RECIPES = {
-    # About 40 minutes on 2 CPU cores, evaluation included (see the README's figures).
-    "full": Recipe(examples=51_200, batch_size=32, copy_lengths=(5, 20), lookup_lengths=(8, 30),
-                   mix=(0.5, 0.25, 0.25), checkpoints=(3_200, 6_400, 12_800, 19_200, 25_600, 38_400, 51_200),
-                   learning_rate=1e-3, warmup_steps=100, seed=0, hidden=256, transformer_layers=4, mamba_layers=7),
+    # About 90 minutes on 2 CPU cores, evaluation included (docs/training.md has the figures).
+    "full": Recipe(phases=_phases((300, 150), (150, 50)), batch_size=32, packed_rows=4, context=512,
+                   copy_lengths=(5, 20), lookup_lengths=(8, 30), seeds=(0, 1),
+                   checkpoint_steps=(100, 200, 300), learning_rate=1e-3, warmup_steps=100,
+                   hidden=256, transformer_layers=4, attention_heads=8, masked_heads=4, mamba_layers=7,
+                   lstm_layers=6),
+    # A GPU: the paper's lengths (copies to 50), longer training, the same models.
+    "gpu": Recipe(phases=_phases((2000, 3000), (2000, 1000)), batch_size=64, packed_rows=16, context=1024,
+                  copy_lengths=(5, 50), lookup_lengths=(8, 30), seeds=(0, 1, 2),
+                  checkpoint_steps=(100, 250, 500, 1000, 2000, 3000), learning_rate=1e-3, warmup_steps=100,
+                  hidden=256, transformer_layers=4, attention_heads=8, masked_heads=4, mamba_layers=7,
+                  lstm_layers=6, workers=1, evaluation_docs=100),
     # Seconds: for tests.
-    "quick": Recipe(examples=64, batch_size=8, copy_lengths=(5, 10), lookup_lengths=(8, 12),
-                    mix=(0.5, 0.25, 0.25), checkpoints=(32, 64), learning_rate=1e-3, warmup_steps=2, seed=0,
-                    hidden=32, transformer_layers=2, mamba_layers=2, log_every=2, evaluation_docs=4),
+    "quick": Recipe(phases=_phases((4, 2), (3, 1)), batch_size=4, packed_rows=2, context=64,
+                    copy_lengths=(5, 10), lookup_lengths=(8, 12), seeds=(0,), checkpoint_steps=(3,),
+                    learning_rate=1e-3, warmup_steps=2, hidden=32, transformer_layers=2, attention_heads=2,
+                    masked_heads=1, mamba_layers=2, lstm_layers=2, log_every=2, evaluation_docs=4, workers=1),
 }
 
 
 @dataclass(frozen=True)
 class Example:
-    family: str
+    task: str
     length: int
     prompt: str
-    text: str  # prompt, continuation and its end
+    answer: str  # what the model must write
+    text: str  # prompt, answer and END
 
 
-def training_example(recipe: Recipe, index: int) -> Example:
-    """Example `index` of the stream: its family and length from a generator seeded by
-    (recipe seed, index), its doc from the family's own generator, both in the training domain."""
-    chooser = doc_rng("training-stream", "1", 0, recipe.seed, index, domain=TRAINING_DOMAIN)
-    family = FAMILIES[str(chooser.choice(["random_copy", "lookup_prefix", "lookup_suffix"], p=recipe.mix))]
-    low, high = recipe.copy_lengths if family.name == "random_copy" else recipe.lookup_lengths
+def training_example(recipe: Recipe, task: str, seed: int, index: int) -> Example:
+    """Example `index` of the seed's stream of `task`: its length from a generator seeded by
+    (task, seed, index), its doc from the family's own generator, both in the training domain."""
+    family = FAMILIES[TASKS[task]]
+    chooser = doc_rng("training-stream", "2", 0, seed, index, domain=f"{TRAINING_DOMAIN}/{task}")
+    low, high = recipe.lengths(task)
     length = int(chooser.integers(low, high + 1))
-    options = {} if family.name == "random_copy" else LOOKUP_OPTIONS
-    rng = doc_rng(family.seed_key, family.data_version, length, recipe.seed, index, domain=TRAINING_DOMAIN)
-    doc = family.make_doc(rng, length, **options)
-    end = EOS if family.name == "random_copy" else "."
-    return Example(family.name, length, doc["prompt"], doc["prompt"] + doc["continuation"] + end)
+    rng = doc_rng(family.seed_key, family.data_version, length, seed, index, domain=f"{TRAINING_DOMAIN}/{task}")
+    doc = family.make_doc(rng, length, **(COPY_OPTIONS if task == "copy" else LOOKUP_OPTIONS))
+    return Example(task, length, doc["prompt"], doc["continuation"], doc["prompt"] + doc["continuation"] + END)
 
 
 def char_tokenizer():
     """A character-level tokenizer over printable ASCII and newline, in which a space and the
-    letter after it are one token (a `PreTrainedTokenizerFast`).
+    letter after it are one token (a `PreTrainedTokenizerFast`); the authors' formats have no
+    spaces, so each of their characters is one token.
 
     >>> tokenizer = char_tokenizer()
     >>> tokenizer.convert_ids_to_tokens(tokenizer("$ab|q r\\n")["input_ids"])
@@ -129,118 +159,211 @@ def char_tokenizer():
 
 
 def encode(tokenizer, example: Example) -> tuple[list[int], list[int]]:
-    """Token ids of the example, and labels: -100 on the prompt (not scored), the ids after it."""
-    eos = example.text.endswith(EOS)
-    body = example.text[: -len(EOS)] if eos else example.text
-    ids = tokenizer(body, add_special_tokens=False)["input_ids"] + ([tokenizer.eos_token_id] if eos else [])
+    """Token ids of the example, and labels: -100 on the prompt (not scored), the ids after it.
+
+    >>> ids, labels = encode(char_tokenizer(), Example("copy", 2, "$ab|", "ab", "$ab|ab."))
+    >>> len(ids), sum(label != -100 for label in labels)
+    (7, 3)
+    """
+    ids = tokenizer(example.text, add_special_tokens=False)["input_ids"]
     prompt_length = len(tokenizer(example.prompt, add_special_tokens=False)["input_ids"])
     return ids, [-100] * prompt_length + ids[prompt_length:]
 
 
-def batch(tokenizer, examples: list[Example]):
-    """Right-padded input ids, attention mask and labels of a list of examples."""
+def _tensors(tokenizer, rows: list[tuple[list[int], list[int]]]):
     import torch
 
-    encoded = [encode(tokenizer, example) for example in examples]
-    width = max(len(ids) for ids, _ in encoded)
-    ids = torch.full((len(encoded), width), tokenizer.pad_token_id)
-    labels = torch.full((len(encoded), width), -100)
-    mask = torch.zeros((len(encoded), width), dtype=torch.long)
-    for row, (token_ids, token_labels) in enumerate(encoded):
+    width = max(len(ids) for ids, _ in rows)
+    ids = torch.full((len(rows), width), tokenizer.pad_token_id)
+    labels = torch.full((len(rows), width), -100)
+    mask = torch.zeros((len(rows), width), dtype=torch.long)
+    for row, (token_ids, token_labels) in enumerate(rows):
         ids[row, : len(token_ids)] = torch.tensor(token_ids)
         labels[row, : len(token_labels)] = torch.tensor(token_labels)
         mask[row, : len(token_ids)] = 1
     return ids, mask, labels
 
 
-def build_model(architecture: str, recipe: Recipe, tokenizer):
-    """A freshly initialised model of `architecture` (torch's generator seeded by the recipe)."""
-    import torch
-    import transformers
-
-    torch.manual_seed(recipe.seed)
-    special = {"vocab_size": len(tokenizer), "pad_token_id": tokenizer.pad_token_id,
-               "eos_token_id": tokenizer.eos_token_id, "bos_token_id": tokenizer.eos_token_id}
-    if architecture.startswith("transformer"):
-        rotary = 0.0 if architecture == "transformer-nope" else 1.0
-        config = transformers.GPTNeoXConfig(
-            hidden_size=recipe.hidden, num_hidden_layers=recipe.transformer_layers,
-            num_attention_heads=max(1, recipe.hidden // 64), intermediate_size=4 * recipe.hidden,
-            max_position_embeddings=CONTEXT, rotary_pct=rotary, **special)
-        return transformers.GPTNeoXForCausalLM(config)
-    if architecture == "mamba2":
-        head_dim = min(64, recipe.hidden)
-        config = transformers.Mamba2Config(
-            hidden_size=recipe.hidden, num_hidden_layers=recipe.mamba_layers, state_size=64, expand=2,
-            head_dim=head_dim, num_heads=2 * recipe.hidden // head_dim, n_groups=1, conv_kernel=4,
-            chunk_size=64, **special)
-        return transformers.Mamba2ForCausalLM(config)
-    raise ValueError(f"architecture={architecture!r}: allowed are {', '.join(ARCHITECTURES)}")
+def single_batch(tokenizer, examples: list[Example]):
+    """Right-padded input ids, attention mask and labels, one example a row."""
+    return _tensors(tokenizer, [encode(tokenizer, example) for example in examples])
 
 
-def state_bits(model) -> int | None:
-    """The bits of a Mamba-2's recurrent state at float32: layers x heads x head width x state
-    size (its SSM state) plus layers x convolution width x channels (its convolution state);
-    None for a model without a recurrent state."""
-    config = model.config
-    if config.model_type != "mamba2":
-        return None
-    ssm = config.num_hidden_layers * config.num_heads * config.head_dim * config.state_size
-    channels = config.expand * config.hidden_size + 2 * config.n_groups * config.state_size
-    return 32 * (ssm + config.num_hidden_layers * (config.conv_kernel - 1) * channels)
+def packed_row(tokenizer, examples, context: int) -> tuple[list[int], list[int], int]:
+    """One row of `context` tokens packed with examples from the iterator `examples`, end to
+    end; the example that does not fit is cut at the row's end and not scored. Returns ids,
+    labels and the number of whole examples.
+
+    >>> stream = iter([Example("copy", 2, "$ab|", "ab", "$ab|ab.")] * 3)
+    >>> ids, labels, whole = packed_row(char_tokenizer(), stream, 10)
+    >>> len(ids), whole, sum(label != -100 for label in labels)
+    (10, 1, 3)
+    """
+    ids, labels, whole = [], [], 0
+    while len(ids) < context:
+        example_ids, example_labels = encode(tokenizer, next(examples))
+        room = context - len(ids)
+        if len(example_ids) > room:
+            ids += example_ids[:room]
+            labels += [-100] * room
+            break
+        ids += example_ids
+        labels += example_labels
+        whole += 1
+    return ids, labels, whole
 
 
-def learning_rate(recipe: Recipe, step: int) -> float:
-    """Linear warmup, then cosine decay to a tenth of the peak.
+def packed_batch(tokenizer, examples, rows: int, context: int):
+    """`rows` packed rows (`packed_row`) and the whole examples they hold."""
+    packed = [packed_row(tokenizer, examples, context) for _ in range(rows)]
+    return (*_tensors(tokenizer, [(ids, labels) for ids, labels, _ in packed]),
+            sum(whole for _, _, whole in packed))
 
-    >>> [round(learning_rate(RECIPES["full"], step), 5) for step in (0, 99, 1600)]
-    [1e-05, 0.001, 0.0001]
+
+def learning_rate(recipe: Recipe, step: int, steps: int) -> float:
+    """Linear warm-up over `warmup_steps`, then linear decay to 0 at `steps` (the authors' schedule).
+
+    >>> [round(learning_rate(RECIPES["full"], step, 550), 5) for step in (0, 99, 324, 549)]
+    [1e-05, 0.001, 0.0005, 0.0]
     """
     if step < recipe.warmup_steps:
         return recipe.learning_rate * (step + 1) / recipe.warmup_steps
-    progress = min(1.0, (step - recipe.warmup_steps) / max(1, recipe.steps - recipe.warmup_steps))
-    return recipe.learning_rate * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * progress)))
+    return recipe.learning_rate * max(0.0, (steps - 1 - step) / max(1, steps - 1 - recipe.warmup_steps))
 
 
-def train(architecture: str, recipe: Recipe, out: Path, progress: bool = True) -> dict:
-    """Train one model; save checkpoints (model and tokenizer) under `out/<architecture>/` and
-    append the log to `out/train_log.jsonl` (this run's). Returns the run's summary (final loss, wall time)."""
+def model_folder(out: Path, task: str, architecture: str, seed: int) -> Path:
+    return out / task / architecture / f"seed-{seed}"
+
+
+def train(architecture: str, task: str, seed: int, recipe: Recipe, out: Path, progress: bool = False) -> dict:
+    """Train one model on one task; save it (model and tokenizer) as `final/` and the copy
+    models' checkpoints as `step-<N>/` under `model_folder(...)`, and write its log
+    (`log.jsonl`: loss, examples seen, wall time). Returns its summary."""
     import torch
     from tqdm import tqdm
 
+    from copy_tasks.experiments.architectures import build_model, parameters, state_bits
+
     tokenizer = char_tokenizer()
-    model = build_model(architecture, recipe, tokenizer)
-    optimizer = torch.optim.AdamW(model.parameters(), lr=recipe.learning_rate, weight_decay=0.01)
-    folder = out / architecture
-    started, window, losses = time.perf_counter(), [], []
+    model = build_model(architecture, recipe, tokenizer, seed)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=recipe.learning_rate, weight_decay=recipe.weight_decay)
+    phases = recipe.phases[task]
+    folder = model_folder(out, task, architecture, seed)
+    folder.mkdir(parents=True, exist_ok=True)
+    stream = (training_example(recipe, task, seed, index) for index in range(10**12))
+    started, seen, window, checkpoints = time.perf_counter(), 0, [], {}
     model.train()
-    with (out / "train_log.jsonl").open("a") as log, \
-            tqdm(total=recipe.steps, desc=architecture, disable=not progress) as bar:
-        for step in range(recipe.steps):
-            first = step * recipe.batch_size
-            examples = [training_example(recipe, first + offset) for offset in range(recipe.batch_size)]
-            ids, mask, labels = batch(tokenizer, examples)
+    with (folder / "log.jsonl").open("w") as log, tqdm(total=phases.steps, desc=f"{task}/{architecture}/{seed}",
+                                                       disable=not progress) as bar:
+        for step in range(phases.steps):
+            if step < phases.single_steps:
+                ids, mask, labels = single_batch(tokenizer, [next(stream) for _ in range(recipe.batch_size)])
+                whole = recipe.batch_size
+            else:
+                ids, mask, labels, whole = packed_batch(tokenizer, stream, recipe.packed_rows, recipe.context)
             for group in optimizer.param_groups:
-                group["lr"] = learning_rate(recipe, step)
+                group["lr"] = learning_rate(recipe, step, phases.steps)
             loss = model(input_ids=ids, attention_mask=mask, labels=labels).loss
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             optimizer.step()
             optimizer.zero_grad()
+            seen += whole
             window.append(loss.item())
-            losses.append(loss.item())
-            seen = first + recipe.batch_size
             bar.update(1)
-            bar.set_postfix(loss=f"{loss.item():.3f}")
-            if (step + 1) % recipe.log_every == 0 or step + 1 == recipe.steps:
-                log.write(json.dumps({"architecture": architecture, "step": step + 1, "examples": seen,
-                                      "loss": float(np.mean(window)), "seconds": time.perf_counter() - started})
-                          + "\n")
+            if (step + 1) % recipe.log_every == 0 or step + 1 == phases.steps:
+                log.write(json.dumps({"step": step + 1, "examples": seen, "loss": float(np.mean(window)),
+                                      "phase": "single" if step < phases.single_steps else "packed",
+                                      "seconds": time.perf_counter() - started}) + "\n")
                 log.flush()
                 window = []
-            if seen in recipe.checkpoints:
-                checkpoint = folder / f"examples-{seen}"
-                model.save_pretrained(checkpoint)
-                tokenizer.save_pretrained(checkpoint)
-    return {"architecture": architecture, "parameters": sum(p.numel() for p in model.parameters()),
-            "final_loss": losses[-1], "seconds": time.perf_counter() - started, "state_bits": state_bits(model)}
+            if task == "copy" and step + 1 in recipe.checkpoint_steps and step + 1 < phases.steps:
+                save(model, tokenizer, folder / f"step-{step + 1}")
+                checkpoints[step + 1] = seen
+    save(model, tokenizer, folder / "final")
+    checkpoints[phases.steps] = seen
+    return {"architecture": architecture, "task": task, "seed": seed, "parameters": parameters(model),
+            "final_loss": loss.item(), "seconds": time.perf_counter() - started, "examples": seen,
+            "checkpoints": checkpoints, "state_bits": state_bits(model)}
+
+
+def save(model, tokenizer, folder: Path) -> None:
+    model.save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+
+
+@dataclass(frozen=True)
+class Job:
+    """One model to train: an architecture on a task from a seed."""
+
+    architecture: str
+    task: str
+    seed: int
+
+    def folder(self, out: Path) -> Path:
+        return model_folder(out, self.task, self.architecture, self.seed)
+
+
+SUMMARY = "summary.json"  # in a model's folder once its training has finished
+# Relative CPU cost of a step, measured on 2 cores (one thread): the longest jobs start first.
+STEP_COST = {"transformer-nope": 0.7, "transformer-rope": 0.7, "transformer-alibi": 1.2,
+             "transformer-hard-alibi": 0.65, "mamba2": 1.6, "lstm": 0.45}
+
+
+def jobs(recipe: Recipe, architectures, tasks=tuple(TASKS)) -> list[Job]:
+    """Every (architecture, task, seed) of a run, the costliest first.
+
+    >>> [job.architecture for job in jobs(RECIPES["quick"], ("lstm", "mamba2"), ("copy",))]
+    ['mamba2', 'lstm']
+    """
+    every = [Job(architecture, task, seed) for task in tasks for architecture in architectures
+             for seed in recipe.seeds]
+    return sorted(every, key=lambda job: -STEP_COST[job.architecture] * recipe.phases[job.task].steps)
+
+
+def finished(job: Job, out: Path, recipe_name: str) -> dict | None:
+    """The summary of a job this recipe already trained into `out`, or None."""
+    try:
+        summary = json.loads((job.folder(out) / SUMMARY).read_text())
+    except (OSError, ValueError):
+        return None
+    complete = (job.folder(out) / "final" / "config.json").is_file()
+    return summary if complete and isinstance(summary, dict) and summary.get("recipe") == recipe_name else None
+
+
+def run_job(arguments) -> dict:
+    """Train one job in this process on one torch thread; write its summary (a pool's worker)."""
+    import torch
+
+    job, recipe_name, out = arguments
+    torch.set_num_threads(1)
+    summary = train(job.architecture, job.task, job.seed, RECIPES[recipe_name], out) | {"recipe": recipe_name}
+    (job.folder(out) / SUMMARY).write_text(json.dumps(summary))
+    return summary
+
+
+def train_all(recipe_name: str, out: Path, architectures, report=print) -> list[dict]:
+    """Train every job of the run not already finished in `out`, `workers` at once; the summaries."""
+    import multiprocessing
+
+    recipe = RECIPES[recipe_name]
+    summaries, pending = [], []
+    for job in jobs(recipe, architectures):
+        done = finished(job, out, recipe_name)
+        if done is None:
+            pending.append(job)
+        else:
+            summaries.append(done)
+    if summaries:
+        report(f"{len(summaries)} of {len(summaries) + len(pending)} models already trained in {out}: kept")
+    arguments = [(job, recipe_name, out) for job in pending]
+    if recipe.workers > 1 and len(pending) > 1:
+        with multiprocessing.get_context("spawn").Pool(recipe.workers) as pool:
+            for summary in pool.imap_unordered(run_job, arguments):
+                report(f"{summary['task']}/{summary['architecture']}/seed {summary['seed']}: final loss "
+                       f"{summary['final_loss']:.4f} after {summary['seconds']:.0f} s")
+                summaries.append(summary)
+    else:
+        for argument in arguments:
+            summaries.append(run_job(argument))
+    return summaries

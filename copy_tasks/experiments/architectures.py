@@ -1,0 +1,98 @@
+"""The six architectures `copy-tasks train` trains, built fresh from a recipe and a seed.
+
+| name | what | position information |
+|---|---|---|
+| `transformer-nope` | GPT-NeoX, `rotary_pct` 0 | none (the causal mask only) |
+| `transformer-rope` | GPT-NeoX | rotary, every head dimension |
+| `transformer-alibi` | Bloom | ALiBi (transformers' own; loads with plain `--model hf`) |
+| `transformer-hard-alibi` | GPT-NeoX, our attention (`models.hard_alibi`) | M heads see 0..h back, the rest none |
+| `mamba2` | HF `Mamba2ForCausalLM` | a recurrent state |
+| `lstm` | `nn.LSTM` layers (`copy_tasks.models.lstm_lm`) | a recurrent state |
+
+Widths, depths and heads come from the recipe; the layer counts of Mamba-2 and the LSTM are
+chosen so that every model has about the transformers' parameter count. Mamba-2 rather than
+Mamba-1: on 2 CPU cores HF's Mamba-1 runs its reference scan step by step (28 s a training
+step for a 4-layer, 128-wide model on 32 x 128 tokens), while Mamba-2's chunked scan is plain
+matrix products (0.44 s).
+
+    >>> from copy_tasks.experiments.training import RECIPES, char_tokenizer
+    >>> sorted({kind(name) for name in ARCHITECTURE_KINDS})
+    ['rnn', 'ssm', 'transformer (ALiBi)', 'transformer (Hard-ALiBi)', 'transformer (NoPE)', 'transformer (RoPE)']
+"""
+
+from __future__ import annotations
+
+ARCHITECTURE_KINDS = {
+    "transformer-nope": "transformer (NoPE)",
+    "transformer-rope": "transformer (RoPE)",
+    "transformer-alibi": "transformer (ALiBi)",
+    "transformer-hard-alibi": "transformer (Hard-ALiBi)",
+    "mamba2": "ssm",
+    "lstm": "rnn",
+}
+CONTEXT = 4096  # tokens the saved models declare (lm-eval's max_length)
+
+
+def kind(architecture: str) -> str:
+    """The architecture column of the leaderboard: `transformer (<positions>)`, `ssm` or `rnn`."""
+    return ARCHITECTURE_KINDS[architecture]
+
+
+def build_model(architecture: str, recipe, tokenizer, seed: int):
+    """A freshly initialised model of `architecture` (torch's generator seeded by `seed`)."""
+    import torch
+    import transformers
+
+    from copy_tasks.models.trained_architectures import register
+
+    register()
+    torch.manual_seed(seed)
+    special = {"vocab_size": len(tokenizer), "pad_token_id": tokenizer.pad_token_id,
+               "eos_token_id": tokenizer.eos_token_id, "bos_token_id": tokenizer.eos_token_id}
+    transformer = {"hidden_size": recipe.hidden, "num_hidden_layers": recipe.transformer_layers,
+                   "num_attention_heads": recipe.attention_heads, "intermediate_size": 4 * recipe.hidden,
+                   "max_position_embeddings": CONTEXT, **special}
+    if architecture in ("transformer-nope", "transformer-rope"):
+        rotary = 0.0 if architecture == "transformer-nope" else 1.0
+        return transformers.GPTNeoXForCausalLM(transformers.GPTNeoXConfig(rotary_pct=rotary, **transformer))
+    if architecture == "transformer-hard-alibi":
+        from copy_tasks.models.hard_alibi import HardAlibiConfig, HardAlibiForCausalLM
+
+        return HardAlibiForCausalLM(HardAlibiConfig(num_masked_heads=recipe.masked_heads, **transformer))
+    if architecture == "transformer-alibi":
+        config = transformers.BloomConfig(hidden_size=recipe.hidden, n_layer=recipe.transformer_layers,
+                                          n_head=recipe.attention_heads, tie_word_embeddings=False, **special)
+        return transformers.BloomForCausalLM(config)
+    if architecture == "mamba2":
+        head_dim = min(64, recipe.hidden)
+        config = transformers.Mamba2Config(
+            hidden_size=recipe.hidden, num_hidden_layers=recipe.mamba_layers, state_size=64, expand=2,
+            head_dim=head_dim, num_heads=2 * recipe.hidden // head_dim, n_groups=1, conv_kernel=4,
+            chunk_size=64, **special)
+        return transformers.Mamba2ForCausalLM(config)
+    if architecture == "lstm":
+        from copy_tasks.models.lstm_lm import LstmConfig, LstmForCausalLM
+
+        return LstmForCausalLM(LstmConfig(hidden_size=recipe.hidden, num_hidden_layers=recipe.lstm_layers,
+                                          max_position_embeddings=CONTEXT, **special))
+    raise ValueError(f"architecture={architecture!r}: allowed are {', '.join(ARCHITECTURE_KINDS)}")
+
+
+def parameters(model) -> int:
+    return sum(parameter.numel() for parameter in model.parameters())
+
+
+def state_bits(model) -> int | None:
+    """The bits of a recurrent model's state at float32, None for a transformer. Mamba-2: layers
+    x heads x head width x state size (its SSM state) plus layers x convolution width x channels
+    (its convolution state); the LSTM: hidden and cell vectors of every layer."""
+    config = model.config
+    if config.model_type == "copy_tasks_lstm":
+        from copy_tasks.models.lstm_lm import state_bits as lstm_bits
+
+        return lstm_bits(config)
+    if config.model_type != "mamba2":
+        return None
+    ssm = config.num_hidden_layers * config.num_heads * config.head_dim * config.state_size
+    channels = config.expand * config.hidden_size + 2 * config.n_groups * config.state_size
+    return 32 * (ssm + config.num_hidden_layers * (config.conv_kernel - 1) * channels)
