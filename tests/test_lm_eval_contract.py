@@ -3,6 +3,7 @@ with the signatures we use: an lm-eval upgrade that moves one fails here, by nam
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import inspect
 
@@ -19,6 +20,9 @@ def test_task_index_build_takes_the_folders_first():
     task_index = internals.task_index_class(importlib.import_module(internals.INDEX_MODULE))
     assert isinstance(inspect.getattr_static(task_index, "build"), staticmethod)
     assert parameters(task_index.build)[0] == "paths"
+    entry, kind = internals.task_index_entry_classes(importlib.import_module(internals.INDEX_MODULE))
+    assert [field.name for field in dataclasses.fields(entry)] == ["name", "kind", "yaml_path", "cfg", "tags"]
+    assert {"TASK", "GROUP", "TAG"} <= set(kind.__members__)
 
 
 def test_evaluator_config_builds_tasks_from_metadata_and_tasks():

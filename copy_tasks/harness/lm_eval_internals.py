@@ -4,7 +4,8 @@ lm-eval 0.4 has no plugin interface, so a few of its internals are wrapped or su
 are named here and nowhere else, and `tests/test_lm_eval_contract.py` asserts that each exists
 with the signature we use, so an lm-eval upgrade that moves one fails in one named place:
 
-- `lm_eval.tasks._index.TaskIndex.build(paths, ...)`: the task index; we add our folder.
+- `lm_eval.tasks._index.TaskIndex.build(paths, ...)`: the task index; we add our folder. Its
+  `Entry` (name, kind, yaml_path, cfg, tags) and `Kind`: the stored index is written as JSON.
 - `lm_eval.config.evaluate_config.EvaluatorConfig.process_tasks(self, metadata)`: every
   command-line run (`lm_eval`, `python -m lm_eval`, `copy-tasks run`, `--config` files) builds
   its tasks here, after merging `--model_args` into `self.metadata` and before loading a model;
@@ -44,6 +45,11 @@ def model_of_running_evaluate():
 
 def task_index_class(index_module):
     return index_module.TaskIndex
+
+
+def task_index_entry_classes(index_module):
+    """The index's entry dataclass (fields name, kind, yaml_path, cfg, tags) and its Kind enum."""
+    return index_module.Entry, index_module.Kind
 
 
 def evaluator_config_class(config_module):

@@ -86,6 +86,7 @@ def patch_task_index(index_module: Any) -> None:
     from copy_tasks.harness import task_index_cache
 
     builtin_dir = Path(index_module.__file__).parent
+    codec = task_index_cache.entry_codec(*internals.task_index_entry_classes(index_module))
 
     def make(build):
         def build_with_ours(paths, *args, **kwargs):
@@ -93,7 +94,7 @@ def patch_task_index(index_module: Any) -> None:
             if args or kwargs:  # not the plain call TaskManager makes: lm-eval's own, uncached
                 return build(paths, *args, **kwargs)
             return task_index_cache.merged([
-                task_index_cache.stored_index(path, lm_eval_version, lambda root: build([root]))
+                task_index_cache.stored_index(path, lm_eval_version, lambda root: build([root]), codec)
                 if Path(path).resolve() == builtin_dir.resolve() else build([path]) for path in paths])
 
         return build_with_ours
