@@ -19,8 +19,9 @@
                                 lm-eval result files and folders in; CSV, plots, summary out
     copy-tasks rescore RUN --out DIR
                                 score a finished run's stored answers under the current rules
-    copy-tasks train --out DIR  train a NoPE and a RoPE transformer and a Mamba-2 from scratch,
-                                score them through lm-eval, report the paper's experiments
+    copy-tasks train --out DIR  train NoPE, RoPE, ALiBi and Hard-ALiBi transformers, a Mamba-2 and
+                                an LSTM from scratch, one per task, score them through lm-eval,
+                                report the paper's synthetic experiments
 
 `accelerate launch -m copy_tasks run ...` runs the same `run` on every rank.
 """
