@@ -4,12 +4,14 @@ own files untouched and never overwritten."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from copy_tasks.probes.families import FAMILIES
-from copy_tasks.report.rescore import rescore_run, rescore_samples
+from copy_tasks.report.rescore import RescoreRefused, rescore_run, rescore_samples
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -45,3 +47,46 @@ def test_the_published_gemma_run_is_rescored_and_rescoring_it_again_changes_noth
     assert source.read_bytes() == before
     with pytest.raises(FileExistsError, match="exist already"):
         rescore_run(source, tmp_path)
+
+
+def published_gemma_run(tmp_path: Path, task: str = "random_copy_200") -> Path:
+    """A copy of the published Gemma run's results file holding `task`, and its samples."""
+    run = ROOT / "leaderboard/results/gemma-3-270m/gemma-3-270m"
+    source = next(path for path in sorted(run.glob("results_*.json")) if task in json.loads(path.read_text())["results"])
+    copy = tmp_path / "run"
+    copy.mkdir()
+    for path in [source, *run.glob(f"samples_*_{source.name[len('results_'):-len('.json')]}.jsonl")]:
+        (copy / path.name).write_bytes(path.read_bytes())
+    return copy / source.name
+
+
+@pytest.mark.parametrize("damage", ["cut", "duplicated"])
+def test_an_incomplete_samples_file_is_refused_naming_it(tmp_path, damage):
+    """Finding 3: cut to 2 of 5 lines a run was re-aggregated to exact match 1.0 (0.4 in full)."""
+    results = published_gemma_run(tmp_path)
+    samples = next(results.parent.glob("samples_random_copy_200_*.jsonl"))
+    lines = samples.read_text().splitlines()
+    samples.write_text("\n".join(lines[:2] if damage == "cut" else lines + lines[:1]) + "\n")
+    with pytest.raises(RescoreRefused, match="cut or padded" if damage == "cut" else "more than once") as refused:
+        rescore_run(results, tmp_path / "out")
+    assert str(samples) in str(refused.value) and not (tmp_path / "out").exists()
+
+
+def test_a_run_whose_docs_this_version_does_not_draw_is_refused(tmp_path):
+    """Finding 3: a run recorded with other docs was relabelled as the current version."""
+    results = published_gemma_run(tmp_path)
+    data = json.loads(results.read_text())
+    data["configs"]["random_copy_200"]["metadata"]["copy_tasks_docs_sha256"] = "0" * 64
+    results.write_text(json.dumps(data))
+    with pytest.raises(RescoreRefused, match="scored other docs than this version draws"):
+        rescore_run(results, tmp_path / "out")
+
+
+def test_the_command_refuses_in_one_line(tmp_path):
+    results = published_gemma_run(tmp_path)
+    samples = next(results.parent.glob("samples_random_copy_200_*.jsonl"))
+    samples.write_text("\n".join(samples.read_text().splitlines()[:2]) + "\n")
+    completed = subprocess.run([sys.executable, "-m", "copy_tasks", "rescore", str(results.parent), "--out",
+                                str(tmp_path / "out")], capture_output=True, text=True, timeout=300)
+    assert completed.returncode == 2 and completed.stderr.count("\n") == 1
+    assert completed.stderr.startswith("copy-tasks rescore: error: ") and "Traceback" not in completed.stderr

@@ -12,6 +12,12 @@ version it ran under, kept when a re-scored run is re-scored again). Teacher-for
 whose scores do not depend on the text of an answer, and tasks of other suites are written as
 they were.
 
+A run is re-scored only if its answers are to the docs this version draws and every one of
+them is there: a samples file holding fewer or more samples than the results file counts
+(`n-samples`), or a doc twice, or a task whose recorded `copy_tasks_docs_sha256` differs from
+the docs the current version draws for its settings, is refused in one line naming the file
+and what differs (re-aggregating a cut file would report the mean of the lines left).
+
     >>> aggregate([1.0, 0.0, 1.0, 1.0])
     (0.75, 0.25)
 """
@@ -27,7 +33,8 @@ from pathlib import Path
 
 from copy_tasks.probes.families import FAMILIES, parse_task_name
 from copy_tasks.probes.family import GENERATION
-from copy_tasks.probes.options import Recorded, one_line_errors
+from copy_tasks.probes.options import PREFIX, RECORDED_KEYS, TASK_KEYS, Recorded, UserError, one_line_errors
+from copy_tasks.probes.task_docs import docs_fingerprint, task_rows
 from copy_tasks.report.results import (
     UnreadableResults,
     find_result_files,
@@ -48,6 +55,45 @@ def aggregate(values: list[float]) -> tuple[float, float]:
         return mean, NAN
     variance = sum((value - mean) ** 2 for value in values) / (len(values) - 1)
     return mean, math.sqrt(variance / len(values))
+
+
+class RescoreRefused(UserError):
+    """A run that cannot be re-scored as it is; the message names the file and what differs."""
+
+
+def check_complete(task: str, samples: list[dict], results: dict, path: Path) -> None:
+    """Every sample the results file counts is in the samples file, once."""
+    ids = [sample.get("doc_id") for sample in samples if isinstance(sample, dict)]
+    if len(ids) != len(samples):
+        raise RescoreRefused(f"{path}: {task}: a line is not a sample object")
+    if len(set(ids)) != len(ids):
+        twice = next(doc_id for doc_id in ids if ids.count(doc_id) > 1)
+        raise RescoreRefused(f"{path}: {task}: doc_id {twice} occurs more than once; a samples file with "
+                             "duplicated lines cannot be re-scored")
+    counted = (results.get("n-samples") or {}).get(task, {})
+    expected = counted.get("effective") if isinstance(counted, dict) else None
+    if expected is not None and len(samples) != expected:
+        raise RescoreRefused(f"{path}: {task}: {len(samples)} samples, but the results file counts {expected} "
+                             "(n-samples); a cut or padded samples file cannot be re-scored")
+
+
+def check_same_docs(task: str, results: dict, path: Path) -> None:
+    """The docs the run scored (their recorded fingerprint) are those this version draws."""
+    family, _, length = parse_task_name(task)
+    metadata = results["configs"][task].get("metadata") or {}
+    recorded = metadata.get(Recorded.DOCS_SHA256)
+    if not recorded:
+        raise RescoreRefused(f"{path}: {task} records no {Recorded.DOCS_SHA256}; its docs cannot be checked")
+    options = {key: value for key, value in metadata.items()
+               if key.startswith(PREFIX) and key not in RECORDED_KEYS and key not in TASK_KEYS}
+    try:
+        current = docs_fingerprint(task_rows(family, length, GENERATION, options))
+    except UserError as error:
+        raise RescoreRefused(f"{path}: {task}: cannot draw its docs to compare them ({error})") from None
+    if current != recorded:
+        raise RescoreRefused(f"{path}: {task} scored other docs than this version draws ({Recorded.DOCS_SHA256} "
+                             f"{recorded[:12]} recorded, {current[:12]} now): its answers cannot be re-scored "
+                             "as this version's")
 
 
 def rescore_samples(task: str, samples: list[dict]) -> list[dict]:
@@ -88,7 +134,10 @@ def rescore_run(results_path: Path, out: Path) -> list[str]:
         written[out / sample_path.name] = sample_path  # as it was, unless re-scored
         parsed = parse_task_name(task)
         if parsed is not None and parsed[1] == GENERATION and task in results["results"]:
-            samples = rescore_samples(task, read_samples(sample_path))
+            stored = read_samples(sample_path)
+            check_complete(task, stored, results, sample_path)
+            check_same_docs(task, results, results_path)
+            samples = rescore_samples(task, stored)
             rescore_task(results, task, samples)
             written[out / sample_path.name] = "".join(json.dumps(sample, ensure_ascii=False) + "\n"
                                                       for sample in samples)
@@ -117,7 +166,7 @@ def main(argv: list[str] | None = None) -> None:
         print(f"copy-tasks rescore: error: {args.run} holds no lm-eval results file", file=sys.stderr)
         raise SystemExit(2)
     for path in found:
-        with one_line_errors("copy-tasks rescore", {FileExistsError: 2, UnreadableResults: 2}):
+        with one_line_errors("copy-tasks rescore", {FileExistsError: 2, UnreadableResults: 2, RescoreRefused: 2}):
             try:
                 tasks = rescore_run(path, args.out / path.parent.relative_to(args.run))
             except UnreadableResults as error:
