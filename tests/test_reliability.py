@@ -240,7 +240,8 @@ def test_report_only_on_a_damaged_run_is_one_line(tmp_path, capsys, damage):
     run = tmp_path / "run"
     (run / "results" / "trained-mamba2").mkdir(parents=True)
     if damage != "no record":
-        record = {"recipe": "quick", "architectures": ["mamba2"], "models": [{"task": "copy", "architecture": "mamba2"}]}
+        record = {"recipe": "quick", "architectures": ["mamba2"],
+                  "models": [{"task": "copy", "architecture": "mamba2"}]}
         (run / "training.json").write_text("{not json" if damage == "corrupt record" else json.dumps(record))
     if damage == "no results":
         (run / "results" / "trained-mamba2").rmdir()

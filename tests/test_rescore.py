@@ -52,7 +52,8 @@ def test_the_published_gemma_run_is_rescored_and_rescoring_it_again_changes_noth
 def published_gemma_run(tmp_path: Path, task: str = "random_copy_200") -> Path:
     """A copy of the published Gemma run's results file holding `task`, and its samples."""
     run = ROOT / "leaderboard/results/gemma-3-270m/gemma-3-270m"
-    source = next(path for path in sorted(run.glob("results_*.json")) if task in json.loads(path.read_text())["results"])
+    source = next(path for path in sorted(run.glob("results_*.json"))
+                  if task in json.loads(path.read_text())["results"])
     copy = tmp_path / "run"
     copy.mkdir()
     for path in [source, *run.glob(f"samples_*_{source.name[len('results_'):-len('.json')]}.jsonl")]:

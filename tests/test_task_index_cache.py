@@ -44,7 +44,8 @@ def _decode_texts(data):
 
 
 # The fake index of `counting_build`: {name: text}, stored as [name, text] pairs.
-TEXTS = task_index_cache.Codec(encode=lambda index: [[name, text] for name, text in index.items()], decode=_decode_texts)
+TEXTS = task_index_cache.Codec(encode=lambda index: [[name, text] for name, text in index.items()],
+                               decode=_decode_texts)
 
 
 def stored(tasks, version, build):

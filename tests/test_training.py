@@ -221,7 +221,8 @@ def test_quick_training_trains_scores_and_reports_through_plain_lm_eval(tmp_path
         assert str(tmp_path) not in results.read_text()  # the --include_path folder is named relatively
     checkpoint = tmp_path / "run" / "copy" / "transformer-hard-alibi" / "seed-0" / "final"
     scored = run_command(["lm_eval", "--model", "hf", "--model_args", f"pretrained={checkpoint}", "--device", "cpu",
-                          "--tasks", "random_copy_10", "--limit", "3", "--metadata", '{"copy_tasks_copy_format": "paper"}',
+                          "--tasks", "random_copy_10", "--limit", "3",
+                          "--metadata", '{"copy_tasks_copy_format": "paper"}',
                           "--output_path", str(tmp_path / "plain")], cwd=tmp_path)
     assert scored.returncode == 0, scored.stderr[-3000:]
     results = read_results(tmp_path / "plain")[0]

@@ -59,7 +59,8 @@ def entry_codec(entry_class, kind_class) -> Codec:
     >>> Kind = Enum("Kind", "TASK GROUP")
     >>> @dataclass
     ... class Entry:
-    ...     name: str; kind: Kind; yaml_path: Path | None; cfg: dict | None = None; tags: set = field(default_factory=set)
+    ...     name: str; kind: Kind; yaml_path: Path | None
+    ...     cfg: dict | None = None; tags: set = field(default_factory=set)
     >>> codec = entry_codec(Entry, Kind)
     >>> index = {"a": Entry("a", Kind.TASK, Path("/t/a.yaml"), {"task": "a"}, {"x"})}
     >>> codec.decode(codec.encode(index)) == index
