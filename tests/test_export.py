@@ -65,7 +65,8 @@ def loaded(exported) -> tuple[list[str], dict, Path]:
 
 def card_row(family: str, length: int, sha256: str) -> str:
     """The card's provenance line of a split of 5 docs made with the defaults."""
-    return f"| {family} | length_{length} | 5 | 1234 | 1.0 | 3.1 | none | `{sha256}` |"
+    options = "copy_tasks_copy_format = `natural`" if family == "random_copy" else "none"
+    return f"| {family} | length_{length} | 5 | 1234 | 1.0 | 3.1 | {options} | `{sha256}` |"
 
 
 def header(folder: Path) -> dict:
@@ -199,3 +200,63 @@ def test_the_fingerprints_equal_those_a_real_lm_eval_run_records(exported, tmp_p
     for family in FAMILIES:
         recorded = configs[f"{family}_{LENGTHS[0]}"]["metadata"]["copy_tasks_docs_sha256"]
         assert card_row(family, LENGTHS[0], recorded) in card
+
+
+def test_a_family_named_twice_is_one_line(tmp_path, capsys):
+    """Finding 12: `random_copy,random_copy` raised `ValueError: Split length_10 already present`."""
+    status, error = export(["random_copy,random_copy", "--lengths", "10", "--out", str(tmp_path / "out")], capsys)
+    assert status == 2 and "random_copy named more than once" in error and error.count("\n") == 1
+    assert not (tmp_path / "out").exists()
+
+
+def test_export_writes_nothing_behind_a_symbolic_link(tmp_path, capsys):
+    """Finding 7: `out/random_copy -> ../victim` passed the check and victim/length_10.parquet was overwritten."""
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / "length_10.parquet").write_text("the victim's")
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "random_copy").symlink_to(victim, target_is_directory=True)
+    status, error = export(["random_copy", "--lengths", "10", "--docs", "2", "--out", str(tmp_path / "out")], capsys)
+    assert status == 2 and "symbolic link" in error and "random_copy" in error
+    assert (victim / "length_10.parquet").read_text() == "the victim's"
+    (tmp_path / "link").symlink_to(victim, target_is_directory=True)  # --out itself a link
+    status, error = export(["random_copy", "--lengths", "10", "--docs", "2", "--out", str(tmp_path / "link")], capsys)
+    assert status == 2 and "symbolic link" in error and sorted(path.name for path in victim.iterdir()) == [
+        "length_10.parquet"]
+
+
+def test_a_failed_export_leaves_the_earlier_one_whole(tmp_path, capsys, monkeypatch):
+    """Finding 8: the earlier export was deleted first, so a full disk left a truncated file and no marker,
+    and the next export refused the folder as holding files it did not write."""
+    import pyarrow.parquet
+
+    out = tmp_path / "docs"
+    few = ["--docs", "2", "--out", str(out)]
+    assert export(["random_copy", "--lengths", "10,20", *few], capsys)[0] == 0
+    before = {path.relative_to(out): path.read_bytes() for path in out.rglob("*") if path.is_file()}
+    real = pyarrow.parquet.write_table
+
+    def disk_full(table, where, *args, **kwargs):
+        if str(where).endswith("length_20.parquet"):
+            Path(where).write_bytes(b"PAR1 trunc")
+            raise OSError(28, "No space left on device")
+        return real(table, where, *args, **kwargs)
+
+    monkeypatch.setattr(pyarrow.parquet, "write_table", disk_full)
+    status, error = export(["random_copy", "--lengths", "10,20", "--seed", "7", *few], capsys)
+    assert status != 0 and "No space left" in error
+    assert {path.relative_to(out): path.read_bytes() for path in out.rglob("*") if path.is_file()} == before
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["docs"]  # no staging folder left behind
+    monkeypatch.setattr(pyarrow.parquet, "write_table", real)
+    assert export(["random_copy", "--lengths", "10", *few], capsys)[0] == 0  # the marker still vouches for it
+
+
+@pytest.mark.parametrize("files", [[1], None, "README.md", ["../elsewhere.txt"], ["/etc/passwd"]])
+def test_a_damaged_marker_is_one_line(tmp_path, capsys, files):
+    """Finding 13: a marker holding {"files": [1]} or {"files": null} raised TypeError."""
+    out = tmp_path / "docs"
+    out.mkdir()
+    (out / MARKER).write_text(json.dumps({"files": files}))
+    status, error = export(["random_copy", "--lengths", "10", "--docs", "2", "--out", str(out)], capsys)
+    assert status == 2 and "damaged" in error and MARKER in error and error.count("\n") == 1
+    assert [path.name for path in out.iterdir()] == [MARKER]

@@ -78,6 +78,8 @@ def plan(families: Sequence[str], lengths: Sequence[int] | None, variant: str,
     family) naming the bad value and what is allowed."""
     if not families:
         raise UserError("no family given: give comma-separated family names (copy-tasks list), e.g. phonebook_copy")
+    if twice := sorted({name for name in families if list(families).count(name) > 1}):
+        raise UserError(f"{', '.join(twice)} named more than once: give each family once")
     if lengths is not None and not lengths:
         raise UserError("no lengths given: give comma-separated lengths in the family's unit, e.g. 10,20")
     if stray := [key for key in metadata if not key.startswith(PREFIX)]:
