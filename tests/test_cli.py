@@ -130,3 +130,19 @@ def test_tasks_at_new_lengths_run_through_lm_eval(tmp_path):
     assert results["results"]["phonebook_copy_60"]["exact_match,none"] == 1.0
     assert results["results"]["phonebook_copy_tf_60"]["exact_match,none"] == 1.0
     assert samples["phonebook_copy_60"][0]["doc"]["prompt"].count("\n") == 60 + 4
+
+
+def test_a_reader_that_stops_early_ends_the_command_quietly():
+    """Finding 20: `copy-tasks list | head -1` ended in a BrokenPipeError traceback."""
+    import os
+    import subprocess
+    import sys
+
+    read, write = os.pipe()
+    os.close(read)  # the reader is gone before anything is written
+    try:
+        done = subprocess.run([sys.executable, "-m", "copy_tasks", "list"], stdout=write, stderr=subprocess.PIPE,
+                              text=True, timeout=120)
+    finally:
+        os.close(write)
+    assert done.returncode == 0 and done.stderr == "", done.stderr
