@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import subprocess
 import sys
 import zipfile
@@ -134,10 +135,6 @@ def test_tasks_at_new_lengths_run_through_lm_eval(tmp_path):
 
 def test_a_reader_that_stops_early_ends_the_command_quietly():
     """Finding 20: `copy-tasks list | head -1` ended in a BrokenPipeError traceback."""
-    import os
-    import subprocess
-    import sys
-
     read, write = os.pipe()
     os.close(read)  # the reader is gone before anything is written
     try:
@@ -146,3 +143,15 @@ def test_a_reader_that_stops_early_ends_the_command_quietly():
     finally:
         os.close(write)
     assert done.returncode == 0 and done.stderr == "", done.stderr
+
+
+@pytest.mark.parametrize("batch_size", ["auto", "auto:4"])
+def test_batch_size_auto_on_hf_is_refused_in_one_line_before_the_model_loads(tmp_path, batch_size):
+    """Finding 11: `--batch_size auto` on Gemma 3 270M was ended by the out-of-memory killer at 20.7 GB."""
+    result = run_command(["copy-tasks", "run", "--model", "hf", "--model_args", "pretrained=no/such/model",
+                          "--tasks", "random_copy_10", "--batch_size", batch_size, "--output_path", str(tmp_path)],
+                         cwd=tmp_path)
+    assert result.returncode == 2, result.stderr[-2000:]
+    error = result.stderr.strip().splitlines()
+    assert error[-1].startswith(f"copy-tasks: error: --batch_size {batch_size} is not allowed with --model hf")
+    assert "--batch_size 8" in error[-1] and "Traceback" not in result.stderr and "no/such/model" not in error[-1]

@@ -6,7 +6,8 @@ run (`lm_eval`, `python -m lm_eval`, `copy-tasks run`, with or without `--config
 through `check_or_exit` first (see `copy_tasks.harness.registration`): it checks our keys in
 the merged `--model_args` and `--metadata`, and reads the data sources of the families the run
 asks for (C4 or local text, SQuAD), including that a text source has passages long enough for
-the requested lengths. A `UserError` becomes one line on stderr and exit status 2.
+the requested lengths, and refuses `--batch_size auto` on the Transformers backends (below). A
+`UserError` becomes one line on stderr and exit status 2.
 """
 
 from __future__ import annotations
@@ -43,20 +44,48 @@ def requested(tasks: Iterable[str]) -> dict[Family, set[int]]:
     return found
 
 
-def check_run(metadata: Mapping[str, Any], tasks: Iterable[str] | str) -> None:
-    """Raise UserError for a bad or unknown `copy_tasks_*` key, or a data source that a
-    requested task cannot read or that is too short for its lengths."""
+# Backends whose `--batch_size auto` sizes the batch by a forward pass at the model's whole
+# context with every logit of its vocabulary (lm-eval's HFLM): for Gemma 3 270M, 32,768 tokens
+# x 262,144 logits, which the kernel's out-of-memory killer ended at 20.7 GB on a 24 GB machine.
+AUTO_BATCH_SIZED_BY_FULL_CONTEXT = ("hf", "hf_fast")
+
+
+def check_batch_size(model: str | None, batch_size: Any) -> None:
+    """Refuse `--batch_size auto` (or `auto:N`) on `hf` and `hf_fast`, which size it at the model's
+    full context, far beyond our prompts, and can exhaust memory.
+
+    >>> check_batch_size("hf", 8), check_batch_size("vllm", "auto")
+    (None, None)
+    >>> check_batch_size("hf", "auto:4")
+    Traceback (most recent call last):
+    copy_tasks.probes.options.UserError: --batch_size auto:4 is not allowed with --model hf on copy-tasks tasks: lm-eval sizes it by a forward pass at the model's whole context with every logit of its vocabulary (Gemma 3 270M: 32,768 tokens, over 20 GB), not at our prompts' lengths; pass a number, e.g. --batch_size 8 (any number gives the same scores)
+    """
+    if model in AUTO_BATCH_SIZED_BY_FULL_CONTEXT and str(batch_size).strip().lower().startswith("auto"):
+        raise UserError(f"--batch_size {batch_size} is not allowed with --model {model} on copy-tasks tasks: lm-eval "
+                        "sizes it by a forward pass at the model's whole context with every logit of its vocabulary "
+                        "(Gemma 3 270M: 32,768 tokens, over 20 GB), not at our prompts' lengths; pass a number, e.g. "
+                        "--batch_size 8 (any number gives the same scores)")
+
+
+def check_run(metadata: Mapping[str, Any], tasks: Iterable[str] | str, model: str | None = None,
+              batch_size: Any = None) -> None:
+    """Raise UserError for a bad or unknown `copy_tasks_*` key, a data source that a requested
+    task cannot read or that is too short for its lengths, or `--batch_size auto` on a backend
+    that sizes it at the model's full context (when the run asks for any of our tasks)."""
     tasks = tasks.split(",") if isinstance(tasks, str) else [name for item in tasks for name in str(item).split(",")]
     given = parse_present(metadata, user_options())
+    if requested(tasks):
+        check_batch_size(model, batch_size)
     for family, lengths in requested(tasks).items():
         for option in family.options:
             if isinstance(option, SourceOption):
                 option.check(given.get(option.key, option.default), max(lengths))
 
 
-def check_or_exit(metadata: Mapping[str, Any], tasks: Iterable[str] | str) -> None:
+def check_or_exit(metadata: Mapping[str, Any], tasks: Iterable[str] | str, model: str | None = None,
+                  batch_size: Any = None) -> None:
     try:
-        check_run(metadata, tasks or [])
+        check_run(metadata, tasks or [], model, batch_size)
     except UserError as error:
         print(f"copy-tasks: error: {error}", file=sys.stderr)
         raise SystemExit(2) from None

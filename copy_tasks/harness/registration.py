@@ -112,7 +112,8 @@ def patch_option_checks(config_module: Any) -> None:
     def make(process_tasks):
         def checked(self, metadata=None, *args, **kwargs):
             COMMAND_LINE["run"] = True
-            check_or_exit(metadata or self.metadata or {}, self.tasks)
+            check_or_exit(metadata or self.metadata or {}, self.tasks, getattr(self, "model", None),
+                          getattr(self, "batch_size", None))
             return process_tasks(self, metadata, *args, **kwargs)
 
         return checked
