@@ -56,9 +56,9 @@ def check_batch_size(model: str | None, batch_size: Any) -> None:
 
     >>> check_batch_size("hf", 8), check_batch_size("vllm", "auto")
     (None, None)
-    >>> check_batch_size("hf", "auto:4")
+    >>> check_batch_size("hf", "auto:4")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
-    copy_tasks.probes.options.UserError: --batch_size auto:4 is not allowed with --model hf on copy-tasks tasks: lm-eval sizes it by a forward pass at the model's whole context with every logit of its vocabulary (Gemma 3 270M: 32,768 tokens, over 20 GB), not at our prompts' lengths; pass a number, e.g. --batch_size 8 (any number gives the same scores)
+    copy_tasks.probes.options.UserError: --batch_size auto:4 is not allowed with --model hf on copy-tasks tasks: ...
     """
     if model in AUTO_BATCH_SIZED_BY_FULL_CONTEXT and str(batch_size).strip().lower().startswith("auto"):
         raise UserError(f"--batch_size {batch_size} is not allowed with --model {model} on copy-tasks tasks: lm-eval "
