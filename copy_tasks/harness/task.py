@@ -19,8 +19,10 @@
   (lm-eval's `gen_prefix`), so the model continues from it; without a template the prompt is
   the doc's own.
 - Request cache. lm-eval's `--cache_requests` is keyed on our docs' fingerprint, the prompt
-  form and the context as well, and requests read from it are checked against this run's docs,
-  so a request built from other docs is never paired with these.
+  form, the context and the generation arguments (`--gen_kwargs`) as well, and requests read
+  from it are checked against this run's docs and prompts (under a chat template or system
+  instruction, against the requests built as without the cache), so a request built from other
+  docs, another template or decoding is never sent: such a run is refused in one line.
 - Records. A fingerprint of the docs, the overflow count over the docs that ran (or
   `unknown`; under data parallelism, over every rank's docs), the context and where it came
   from, the budgets, the model's `model_type` and PyPI source go into the task's metadata,
@@ -61,6 +63,15 @@ def ranks_without_scores(shards: list[dict[int, float]]) -> list[int]:
     """
     scored = [any(value != 1.0 for value in shard.values()) for shard in shards]
     return [rank for rank, has_score in enumerate(scored) if not has_score] if any(scored) else []
+
+
+def request_signature(request) -> str:
+    """What a request sends: its context and its generation arguments (the budget aside, which
+    is fitted to the run's model) or its continuation, as JSON."""
+    context, second = request.arguments[0], request.arguments[1]
+    if isinstance(second, dict):
+        second = {key: value for key, value in second.items() if key != "max_gen_toks"}
+    return json.dumps([context, second], sort_keys=True, default=str)
 
 
 class CopyTask(ConfigurableTask):
@@ -126,9 +137,11 @@ class CopyTask(ConfigurableTask):
     def request_cache_tag(self) -> str:
         """What our requests depend on beyond what lm-eval keys its request cache on: the docs
         (seed, count, options), the context that fits their budgets, the user's max_gen_toks,
-        the prompt form (plain or chat) and the task and package versions."""
+        the prompt form (plain or chat), the generation arguments (`--gen_kwargs`) and the task
+        and package versions."""
         key = [self.config.metadata[Recorded.DOCS_SHA256], self.limits.context, self.limits.source,
-               self.user_max_gen_toks(), self.chat, self.VERSION, __version__]
+               self.user_max_gen_toks(), self.chat, self.VERSION, __version__,
+               json.dumps(self.config.generation_kwargs or {}, sort_keys=True, default=str)]
         return hashlib.sha256(json.dumps(key).encode()).hexdigest()[:16]
 
     def build_all_requests(self, *args, **kwargs) -> None:
@@ -140,11 +153,19 @@ class CopyTask(ConfigurableTask):
         if self.limits is NOT_BOUND and (lm := model_of_running_evaluate()) is not None:
             self.bind_model(lm)  # the start-up hook is off: our evaluate patch did not run
         self.record_run_settings(kwargs.get("limit"), kwargs.get("samples"))
+        built = None
         if kwargs.get("cache_requests"):
             kwargs["tokenizer_name"] = f"{kwargs.get('tokenizer_name') or ''}-copy_tasks-{self.request_cache_tag()}"
+            if kwargs.get("apply_chat_template") or kwargs.get("system_instruction"):
+                # The prompt then depends on a template or instruction the cache key does not hold: what
+                # this run sends, built as without the cache, is what the cached requests must equal.
+                super().build_all_requests(*args, **{**kwargs, "cache_requests": False,
+                                                     "rewrite_requests_cache": False})
+                built = {request.doc_id: request_signature(request) for request in self._instances}
+                self.overflow, self.budgets = {}, set()
         super().build_all_requests(*args, **kwargs)
         if not self.overflow:  # lm-eval took the requests from its cache: construct_requests did not run
-            self.check_cached_requests()
+            self.check_cached_requests(built)
             for request in self._instances:
                 self.fit_request(request)
         self.share_between_ranks(kwargs.get("world_size") or 1)
@@ -163,8 +184,11 @@ class CopyTask(ConfigurableTask):
                       "are defined with (the paper's protocol): scores are not comparable with greedy runs, and "
                       "the leaderboard flags them not_greedy.")
 
-    def check_cached_requests(self) -> None:
-        """Refuse requests from lm-eval's request cache that were not built from this run's docs."""
+    def check_cached_requests(self, built: dict | None = None) -> None:
+        """Refuse requests from lm-eval's request cache that were not built from this run's docs,
+        or whose prompt is not the one this run sends: the doc's prompt in a plain run, or under a
+        chat template or system instruction the request built without the cache (`built`: doc id
+        -> `request_signature`, generation arguments included)."""
         docs = self.test_docs()
         for request in self._instances:
             index = request.doc_id
@@ -174,6 +198,13 @@ class CopyTask(ConfigurableTask):
                     f"for doc {index} that was built from another doc; rerun with --cache_requests refresh (or "
                     "delete lm-eval's cache folder, LM_HARNESS_CACHE_PATH) so that no answer is scored against "
                     "another doc.")
+            sent = request_signature(request) if built is not None else request.arguments[0]
+            if sent != (built.get(index) if built is not None else docs[index]["prompt"]):
+                raise UserError(
+                    f"{self.config.task}: lm-eval's request cache (--cache_requests) holds a request for doc "
+                    f"{index} whose prompt or generation arguments differ from what this run sends (a chat "
+                    "template edited in place, or a cache changed by hand); rerun with --cache_requests refresh "
+                    "(or delete lm-eval's cache folder, LM_HARNESS_CACHE_PATH).")
 
     def share_between_ranks(self, world_size: int) -> None:
         """Under data parallelism (`accelerate launch`, lm-eval's `world_size` > 1) each rank
