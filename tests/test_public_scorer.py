@@ -14,6 +14,8 @@ import pyarrow as pa
 import pytest
 from answer_styles import backend_text, scripted_samples
 from conftest import source_options
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import copy_tasks
 from copy_tasks.harness.yaml_functions import process_teacher_forced
@@ -121,3 +123,36 @@ def test_the_public_scorer_gives_the_metrics_lm_eval_logged(tmp_path, style):
             # the text the helper writes is the one the backend returned, before the stop cut
             assert copy_tasks.score(sample["doc"], backend_text(style, sample["doc"], tokenize)) == metrics
             assert response in backend_text(style, sample["doc"], tokenize)
+
+
+def test_a_pandas_row_of_an_export_is_scored_like_its_dict(tmp_path):
+    """Finding 18: `pd.read_parquet(f).iloc[0]` raised TypeError though Parquet readers' types are promised."""
+    import pandas
+
+    from copy_tasks.export import export
+
+    export(["random_copy"], [10], "generation", {"copy_tasks_docs": 2}, tmp_path / "docs")
+    row = pandas.read_parquet(tmp_path / "docs" / "random_copy" / "length_10.parquet").iloc[0]
+    assert copy_tasks.score(row, row["continuation"])["exact_match"] == 1.0
+    assert copy_tasks.score(row, row["continuation"]) == copy_tasks.score(row.to_dict(), row["continuation"])
+
+
+@pytest.mark.parametrize("damage, says", [({"prompt": None}, "lacks 'prompt'"), ({"target": ""}, "target is empty")])
+def test_a_doc_without_a_prompt_or_with_an_empty_target_is_a_clear_error(damage, says):
+    """Finding 18: no prompt gave a bare KeyError, target="" a ZeroDivisionError."""
+    doc = {"family": "random_copy", "prompt": "a b\n\na b\n\na", "target": " b", "continuation": " b"}
+    doc = {key: value for key, value in {**doc, **damage}.items() if value is not None}
+    with pytest.raises(ValueError, match=says.replace("target is empty", r"\['target'\] is empty")):
+        copy_tasks.score(doc, " b")
+
+
+@settings(max_examples=50, deadline=None)
+@given(logprob=st.floats(allow_nan=True, allow_infinity=True), continuation=st.text(max_size=5))
+def test_teacher_forced_metrics_are_given_for_a_log_probability_only(logprob, continuation):
+    """Finding 18: a log-probability of 5.0 gave a negative bits_per_char; an empty continuation divided by 0."""
+    doc = {"family": "random_copy", "prompt": "p", "target": continuation, "continuation": continuation}
+    if logprob > 0 or logprob != logprob or not continuation:
+        with pytest.raises(ValueError):
+            copy_tasks.score_teacher_forced(doc, logprob, False)
+    else:
+        assert copy_tasks.score_teacher_forced(doc, logprob, False)["bits_per_char"] >= 0

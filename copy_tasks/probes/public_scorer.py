@@ -30,6 +30,7 @@ model can compute. Given that and the continuation's log-probability,
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -55,7 +56,11 @@ def plain(value: Any) -> Any:
     >>> import numpy as np
     >>> plain({"answers": np.array(["a", "b"]), "length": np.int64(3), "pair": (1, 2)})
     {'answers': ['a', 'b'], 'length': 3, 'pair': [1, 2]}
+
+    A pandas row (`pd.read_parquet(f).iloc[0]`, a Series) is read as the mapping it is.
     """
+    if not isinstance(value, Mapping) and callable(getattr(value, "to_dict", None)):  # a pandas row
+        value = value.to_dict()
     if isinstance(value, Mapping):
         return {key: plain(item) for key, item in value.items()}
     if hasattr(value, "tolist") and not isinstance(value, str):  # numpy arrays and scalars
@@ -71,9 +76,33 @@ def score(doc: Mapping[str, Any], answer: str) -> dict[str, float]:
     `<family>_<length>` reports them for that doc (its `overflow` aside)."""
     if not isinstance(answer, str):
         raise TypeError(f"answer must be the text the model wrote (a str), got {type(answer).__name__}")
-    doc = plain(doc)
+    doc = checked_doc(doc, "prompt", "target")
     family = family_named(doc["family"])
     return family.score_both(cut_at_stops(answer, family.stop_sequences), doc)
+
+
+REQUIRED = ("family", "prompt", "target", "continuation")  # what every doc of ours holds
+
+
+def checked_doc(doc: Any, *non_empty: str) -> dict:
+    """`doc` as plain data, with the keys every doc of ours holds and the named ones not empty;
+    a ValueError naming what is missing otherwise.
+
+    >>> checked_doc({"family": "random_copy", "prompt": "a", "target": "", "continuation": ""}, "target")
+    Traceback (most recent call last):
+    ValueError: doc['target'] is empty: a doc of ours has a non-empty target (a row of copy-tasks export)
+    """
+    doc = plain(doc)
+    if not isinstance(doc, Mapping):
+        raise TypeError(f"doc must be a mapping (a row of copy-tasks export), got {type(doc).__name__}")
+    if missing := [key for key in REQUIRED if key not in doc]:
+        raise ValueError(f"doc lacks {', '.join(map(repr, missing))}: a doc of ours has {', '.join(REQUIRED)} "
+                         "(a row of copy-tasks export)")
+    for key in non_empty:
+        if not isinstance(doc[key], str) or not doc[key]:
+            raise ValueError(f"doc[{key!r}] is empty: a doc of ours has a non-empty {key} (a row of copy-tasks "
+                             "export)")
+    return doc
 
 
 def score_teacher_forced(doc: Mapping[str, Any], logprob: float, is_greedy: bool) -> dict[str, float]:
@@ -86,9 +115,19 @@ def score_teacher_forced(doc: Mapping[str, Any], logprob: float, is_greedy: bool
 
     >>> score_teacher_forced({"continuation": " 12"}, -math.log(8), False)
     {'exact_match': 0.0, 'logprob': -2.0794415416798357, 'bits_per_char': 1.0}
+    >>> score_teacher_forced({"continuation": " 12"}, 5.0, True)
+    Traceback (most recent call last):
+    ValueError: logprob=5.0 is not a log-probability: it must be 0 or below (the natural log of a probability)
     """
+    continuation = plain(doc).get("continuation") if isinstance(plain(doc), Mapping) else None
+    if not isinstance(continuation, str) or not continuation:
+        raise ValueError("doc['continuation'] is missing or empty: a doc of ours has a non-empty continuation "
+                         "(a row of copy-tasks export)")
+    if not isinstance(logprob, numbers.Real) or math.isnan(logprob) or logprob > 0:
+        raise ValueError(f"logprob={logprob!r} is not a log-probability: it must be 0 or below (the natural log of "
+                         "a probability)")
     return {
         "exact_match": float(is_greedy),
         "logprob": float(logprob),
-        "bits_per_char": -float(logprob) / math.log(2) / len(doc["continuation"]),
+        "bits_per_char": -float(logprob) / math.log(2) / len(continuation),
     }
