@@ -80,3 +80,18 @@ def test_unknown_models_are_refused_before_anything_runs(tmp_path):
     assert ("--models: unknown gpt-5; the preset quick runs gemma-3-270m, ngram_copier, bounded_state"
             in result.stderr)
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("where", ["a file", "under a file"])
+def test_an_out_the_suite_cannot_write_is_one_line_before_anything_runs(tmp_path, capsys, where):
+    """Finding 16: `copy-tasks suite --out FILE` (or a read-only --out) ended in a traceback."""
+    from copy_tasks.experiments.suite import main as suite_main
+
+    blocker = tmp_path / "results.txt"
+    blocker.write_text("mine")
+    out = blocker if where == "a file" else blocker / "board"
+    with pytest.raises(SystemExit) as stop:
+        suite_main(["--out", str(out), "--models", "ngram_copier"])
+    error = capsys.readouterr().err
+    assert stop.value.code == 2 and error.startswith("copy-tasks suite: error: --out ") and error.count("\n") == 1
+    assert blocker.read_text() == "mine"

@@ -39,7 +39,7 @@ from copy_tasks.experiments.lm_eval_runner import LmEvalFailed, LmEvalRun, launc
 from copy_tasks.models import REFERENCE_MODELS
 from copy_tasks.probes.families import FAMILIES
 from copy_tasks.probes.family import GENERATION, TEACHER_FORCED, VARIANTS, Family
-from copy_tasks.probes.options import DOCS, one_line_errors
+from copy_tasks.probes.options import DOCS, UserError, one_line_errors
 
 
 @dataclass(frozen=True)
@@ -138,6 +138,24 @@ def run_labels(preset_name: str) -> list[str]:
     return list(dict.fromkeys(run.label for run in plan(preset_name)))
 
 
+class SuiteError(UserError):
+    """An --out the suite cannot write into; the message says why and what to give."""
+
+
+def prepare_out(out: Path) -> None:
+    """Make `out/results/`, or refuse in one line: `out` a file, or a folder that cannot be written."""
+    if out.exists() and not out.is_dir():
+        raise SuiteError(f"--out {out} is a file; give a folder (new, or a leaderboard folder of an earlier suite)")
+    try:
+        (out / "results").mkdir(parents=True, exist_ok=True)
+        probe = out / "results" / ".copy-tasks-write-check"
+        probe.write_text("")
+        probe.unlink()
+    except OSError as error:
+        raise SuiteError(f"--out {out}: cannot write there ({error.strerror or error}); give a folder you can "
+                         "write to") from None
+
+
 def run_suite(preset_name: str, out: Path, labels: tuple[str, ...] | None = None) -> None:
     """Run every model of the preset into `out/results/<label>/`, then build the leaderboard in
     `out`."""
@@ -149,7 +167,7 @@ def run_suite(preset_name: str, out: Path, labels: tuple[str, ...] | None = None
     runs = plan(preset_name, labels)
     models_dir = cache_root() / "by_name"
     results_dir = out / "results"
-    results_dir.mkdir(parents=True, exist_ok=True)
+    prepare_out(out)
     for step, run in enumerate(runs, start=1):
         started = time.monotonic()
         print(f"[{step}/{len(runs)}] {run.label}: {len(run.tasks)} tasks, "
@@ -180,5 +198,5 @@ def main(argv: list[str] | None = None) -> None:
         if unknown:
             parser.error(f"--models: unknown {', '.join(unknown)}; the preset {args.preset} runs "
                          f"{', '.join(run_labels(args.preset))}")
-    with one_line_errors("copy-tasks suite", {ModelError: 1, LmEvalFailed: 1}):
+    with one_line_errors("copy-tasks suite", {SuiteError: 2, ModelError: 1, LmEvalFailed: 1}):
         run_suite(args.preset, args.out, labels)
