@@ -91,3 +91,37 @@ def test_the_command_refuses_in_one_line(tmp_path):
                                 str(tmp_path / "out")], capture_output=True, text=True, timeout=300)
     assert completed.returncode == 2 and completed.stderr.count("\n") == 1
     assert completed.stderr.startswith("copy-tasks rescore: error: ") and "Traceback" not in completed.stderr
+
+
+@pytest.mark.parametrize("damage, says", [
+    ({"filtered_resps": None}, "no answer text"), ({"filtered_resps": [None]}, "no answer text"),
+    ({"doc": {"family": "random_copy", "prompt": "a", "continuation": " b"}}, "lacks 'target'"),
+])
+def test_a_sample_without_an_answer_or_a_target_is_one_line(tmp_path, damage, says):
+    """Finding 14: these gave KeyError or AttributeError tracebacks."""
+    broken = {**sample(" b c", " b c"), **damage}
+    with pytest.raises(RescoreRefused, match=says) as refused:
+        rescore_samples("random_copy_10", [broken], "samples_random_copy_10_x.jsonl")
+    assert "samples_random_copy_10_x.jsonl" in str(refused.value) and "sample 0" in str(refused.value)
+
+
+def rescore_command(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "copy_tasks", "rescore", *map(str, args)], capture_output=True,
+                          text=True, timeout=300)
+
+
+def test_bad_paths_and_a_broken_samples_file_are_one_line_naming_them(tmp_path):
+    """Finding 14: --out FILE was a NotADirectoryError; a results file or missing path as RUN was said to
+    hold no results file; a broken samples file was blamed on the results file."""
+    results = published_gemma_run(tmp_path)
+    (tmp_path / "taken.txt").write_text("mine")
+    samples = next(results.parent.glob("samples_random_copy_200_*.jsonl"))
+    for args, says in (((results, "--out", tmp_path / "out"), "is a file; give the folder"),
+                       ((tmp_path / "nowhere", "--out", tmp_path / "out"), "does not exist"),
+                       ((results.parent, "--out", tmp_path / "taken.txt"), "--out")):
+        done = rescore_command(*args)
+        assert done.returncode == 2 and done.stderr.count("\n") == 1 and says in done.stderr, done.stderr
+    samples.write_text("{not json\n")
+    done = rescore_command(results.parent, "--out", tmp_path / "out")
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and str(samples) in done.stderr, done.stderr
+    assert (tmp_path / "taken.txt").read_text() == "mine"

@@ -34,6 +34,7 @@ from pathlib import Path
 from copy_tasks.probes.families import FAMILIES, parse_task_name
 from copy_tasks.probes.family import GENERATION
 from copy_tasks.probes.options import PREFIX, RECORDED_KEYS, TASK_KEYS, Recorded, UserError, one_line_errors
+from copy_tasks.probes.public_scorer import checked_doc
 from copy_tasks.probes.task_docs import docs_fingerprint, task_rows
 from copy_tasks.report.results import (
     UnreadableResults,
@@ -96,14 +97,28 @@ def check_same_docs(task: str, results: dict, path: Path) -> None:
                              "as this version's")
 
 
-def rescore_samples(task: str, samples: list[dict]) -> list[dict]:
+def answer_of(sample: dict, number: int, task: str, path: Path | str) -> str:
+    """The stored answer text of a sample (`filtered_resps[0]`), or RescoreRefused naming it."""
+    responses = sample.get("filtered_resps") if isinstance(sample, dict) else None
+    if not (isinstance(responses, list) and responses and isinstance(responses[0], str)):
+        raise RescoreRefused(f"{path}: {task}: sample {number} has no answer text (filtered_resps[0] must be a "
+                             "string); only samples lm-eval logged with --log_samples can be re-scored")
+    return responses[0]
+
+
+def rescore_samples(task: str, samples: list[dict], path: Path | str = "samples") -> list[dict]:
     """The samples of one generation task, each with its metrics scored again."""
     family = FAMILIES[parse_task_name(task)[0]]
     rescored = []
-    for sample in samples:
+    for number, sample in enumerate(samples):
         metrics = {name: NAN for name in family.generation_metrics}
+        answer = answer_of(sample, number, task, path)
+        try:
+            doc = checked_doc(sample.get("doc"), "prompt", "target")
+        except (TypeError, ValueError) as error:
+            raise RescoreRefused(f"{path}: {task}: sample {number}: {error}") from None
         if sample.get("overflow") != 1.0:
-            metrics |= family.score_both(sample["filtered_resps"][0], sample["doc"])
+            metrics |= family.score_both(answer, doc)
         rescored.append({**sample, **metrics, "metrics": [*family.generation_metrics, "overflow"]})
     return rescored
 
@@ -134,10 +149,13 @@ def rescore_run(results_path: Path, out: Path) -> list[str]:
         written[out / sample_path.name] = sample_path  # as it was, unless re-scored
         parsed = parse_task_name(task)
         if parsed is not None and parsed[1] == GENERATION and task in results["results"]:
-            stored = read_samples(sample_path)
+            try:
+                stored = read_samples(sample_path)
+            except UnreadableResults as error:
+                raise RescoreRefused(f"{sample_path}: {error}") from None
             check_complete(task, stored, results, sample_path)
             check_same_docs(task, results, results_path)
-            samples = rescore_samples(task, stored)
+            samples = rescore_samples(task, stored, sample_path)
             rescore_task(results, task, samples)
             written[out / sample_path.name] = "".join(json.dumps(sample, ensure_ascii=False) + "\n"
                                                       for sample in samples)
@@ -161,9 +179,18 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("run", type=Path, help="a folder holding an lm-eval run's results and samples")
     parser.add_argument("--out", type=Path, required=True, help="the folder to write the re-scored files into")
     args = parser.parse_args(argv)
-    found, _ = find_result_files([args.run]) if args.run.is_dir() else ([], [])
-    if not found:
-        print(f"copy-tasks rescore: error: {args.run} holds no lm-eval results file", file=sys.stderr)
+    problem = None
+    if not args.run.exists():
+        problem = f"{args.run} does not exist; give the folder of an lm-eval run (its --output_path)"
+    elif not args.run.is_dir():
+        problem = f"{args.run} is a file; give the folder of the lm-eval run that holds it (its --output_path)"
+    elif args.out.exists() and not args.out.is_dir():
+        problem = f"--out {args.out} is a file; give a folder (new, or one without these results)"
+    found, _ = find_result_files([args.run]) if problem is None else ([], [])
+    if problem is None and not found:
+        problem = f"{args.run} holds no lm-eval results file"
+    if problem is not None:
+        print(f"copy-tasks rescore: error: {problem}", file=sys.stderr)
         raise SystemExit(2)
     for path in found:
         with one_line_errors("copy-tasks rescore", {FileExistsError: 2, UnreadableResults: 2, RescoreRefused: 2}):
