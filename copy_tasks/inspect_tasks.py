@@ -35,9 +35,9 @@ from inspect_ai.model import GenerateConfig
 from inspect_ai.scorer import Score, Scorer, Target, grouped, mean, scorer, stderr
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from copy_tasks.probes.families import FAMILIES, family_named
+from copy_tasks.probes.families import FAMILIES, family_named, user_options
 from copy_tasks.probes.family import GENERATION, Family
-from copy_tasks.probes.options import DOCS, SEED
+from copy_tasks.probes.options import DOCS, PREFIX, SEED, OptionError, parse_present
 from copy_tasks.probes.public_scorer import plain, score
 from copy_tasks.probes.task_docs import task_rows
 
@@ -74,9 +74,19 @@ def samples(family: str, lengths: Lengths, docs: int | None, seed: int | None,
         raise ValueError(f"dataset={dataset!r} holds docs already made: seed and metadata make docs, so give "
                          "them without dataset (or export the docs with them: copy-tasks export)")
     options = dict(metadata or {})
+    if strangers := [key for key in options if not str(key).startswith(PREFIX)]:
+        raise OptionError(f"metadata key {strangers[0]!r} is not an option: metadata takes copy-tasks' options, "
+                          f"{', '.join(sorted(user_options()))}")
+    parse_present(options, user_options())  # an unknown copy_tasks_ key or a bad value: named
+    if docs is not None:
+        docs = DOCS.parse(docs)
     options.update({key: value for key, value in ((DOCS.key, docs), (SEED.key, seed)) if value is not None})
     found = []
-    for length in length_list(lengths, family_named(family).lengths):
+    wanted = [family_named(family).length_option().parse(length)
+              for length in length_list(lengths, family_named(family).lengths)]
+    if twice := sorted({length for length in wanted if wanted.count(length) > 1}):
+        raise OptionError(f"lengths: {', '.join(map(str, twice))} given more than once; give each length once")
+    for length in wanted:
         docs_found = docs_of(family, length, options, dataset)
         if dataset is not None and docs is not None:
             docs_found = docs_found[:docs]

@@ -144,3 +144,20 @@ def test_verdicts_equal_those_lm_eval_logged_for_the_same_answers(tmp_path, no_n
         lm_eval_sample = logged[sample.metadata["prompt"]]
         assert sample.scores["recall_verdicts"].value == {
             name: lm_eval_sample[name] for name in lm_eval_sample["metrics"] if name != "overflow"}
+
+
+@pytest.mark.parametrize("arguments, says", [
+    ({"docs": -1}, "copy_tasks_docs=-1"),
+    ({"metadata": {"copy_tasks_sed": 3}}, "unknown option copy_tasks_sed=3"),
+    ({"metadata": {"pretrained": "x"}}, "'pretrained' is not an option"),
+    ({"lengths": "10,10"}, "10 given more than once"),
+])
+def test_bad_task_arguments_are_refused_naming_them(arguments, says, tmp_path):
+    """Finding 19: docs=-1 silently gave 3 of 4 docs, unknown metadata keys were accepted, and repeated
+    lengths failed only at eval time with "duplicate sample ids"."""
+    dataset = None
+    if "docs" in arguments:
+        export(["random_copy"], [10], "generation", {"copy_tasks_docs": 4}, tmp_path / "docs")
+        dataset = str(tmp_path / "docs")
+    with pytest.raises(ValueError, match=says):
+        inspect_tasks.random_copy(**{"lengths": 10, "dataset": dataset, **arguments})
