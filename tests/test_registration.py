@@ -83,3 +83,20 @@ def test_an_editable_wheel_carries_the_start_up_hook_and_no_package_folder(tmp_p
     names = zipfile.ZipFile(tmp_path / name).namelist()
     assert "copy_tasks.pth" in names
     assert not [member for member in names if member.startswith("copy_tasks/")]
+
+
+def test_simple_evaluate_takes_our_options_through_the_task_manager_and_refuses_them_beside_it():
+    """Finding 5: `simple_evaluate(..., task_manager=copy_tasks.task_manager(), metadata={"copy_tasks_docs": 5})`
+    ran 200 docs: lm-eval drops metadata= when it is given a task manager."""
+    import lm_eval
+
+    from copy_tasks.models import register_backends
+    from copy_tasks.probes.options import UserError
+
+    register_backends()
+    with pytest.raises(UserError, match="lm-eval drops metadata when it is given a task manager"):
+        lm_eval.simple_evaluate(model="ngram_copier", tasks=["random_copy_10"],
+                                task_manager=copy_tasks.task_manager(), metadata={"copy_tasks_docs": 5})
+    results = lm_eval.simple_evaluate(model="ngram_copier", tasks=["random_copy_10"],
+                                      task_manager=copy_tasks.task_manager(metadata={"copy_tasks_docs": 5}))
+    assert results["n-samples"]["random_copy_10"]["effective"] == 5

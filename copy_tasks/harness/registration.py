@@ -160,6 +160,28 @@ def patch_evaluator(evaluator_module: Any) -> None:
         return evaluate_with_our_tasks_bound
 
     _wrap_once(evaluator_module, "evaluate", make)
+    _wrap_once(evaluator_module, "simple_evaluate", refuse_dropped_metadata)
+
+
+def refuse_dropped_metadata(simple_evaluate):
+    """`simple_evaluate` that refuses our options in `metadata=` beside a `task_manager=`: lm-eval
+    (0.4.13) then uses the task manager's metadata and drops the argument, so a run asking for
+    `copy_tasks_docs=5` would silently score every doc."""
+    from copy_tasks.probes.options import PREFIX, UserError
+
+    signature = inspect.signature(simple_evaluate)
+
+    def checked(*args, **kwargs):
+        arguments = signature.bind_partial(*args, **kwargs).arguments
+        ours = sorted(key for key in (arguments.get("metadata") or {}) if str(key).startswith(PREFIX))
+        if arguments.get("task_manager") is not None and ours:
+            raise UserError(f"simple_evaluate(metadata={{{', '.join(map(repr, ours))}: ...}}, task_manager=...): "
+                            "lm-eval drops metadata when it is given a task manager, so these options would not "
+                            "apply; pass them to the task manager instead: "
+                            "task_manager=copy_tasks.task_manager(metadata={...})")
+        return simple_evaluate(*args, **kwargs)
+
+    return checked
 
 
 def patch_run_naming(tracker_module: Any) -> None:

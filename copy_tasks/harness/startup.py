@@ -85,7 +85,10 @@ def task_manager(**kwargs):
     """An lm-eval `TaskManager` that includes our tasks, for `lm_eval.simple_evaluate`.
 
     Works whether or not the start-up hook is switched on:
-    `simple_evaluate(model=..., tasks=["phonebook_copy"], task_manager=task_manager())`.
+    `simple_evaluate(model=..., tasks=["phonebook_copy"], task_manager=task_manager())`. Our
+    options go to the task manager, `task_manager(metadata={"copy_tasks_docs": 5})`: lm-eval
+    drops `simple_evaluate`'s own `metadata=` when it is given a task manager, so that
+    combination is refused.
     """
     install()
     from lm_eval.tasks import TaskManager
