@@ -117,10 +117,13 @@ def export_docs(parser: argparse.ArgumentParser, args: argparse.Namespace) -> No
         metadata = json.loads(args.metadata)
         if not isinstance(metadata, dict):
             raise UserError(f"--metadata {args.metadata}: give a JSON object, e.g. '{{\"copy_tasks_seed\": 7}}'")
-        for flag, key in (("seed", "copy_tasks_seed"), ("docs", "copy_tasks_docs")):
+        if args.seed is not None:
+            raise UserError(f"--seed {args.seed}: export has no --seed; the docs' seed is --docs-seed (copy_tasks_seed "
+                            "in --metadata). lm-eval's --seed seeds its own sampling and never changes our docs")
+        for flag, key in (("docs_seed", "copy_tasks_seed"), ("docs", "copy_tasks_docs")):
             if getattr(args, flag) is not None:
                 if key in metadata:
-                    raise UserError(f"--{flag} and --metadata both set {key}: give one")
+                    raise UserError(f"--{flag.replace('_', '-')} and --metadata both set {key}: give one")
                 metadata[key] = getattr(args, flag)
         lengths = None if args.lengths is None else [part.strip() for part in args.lengths.split(",") if part.strip()]
         families = [part.strip() for part in args.families.split(",") if part.strip()]
@@ -151,7 +154,8 @@ def _parser() -> argparse.ArgumentParser:
     export.add_argument("--lengths", help="comma-separated lengths in each family's unit (default: the family's own)")
     export.add_argument("--variant", default=GENERATION, choices=VARIANTS,
                         help=f"the tasks whose docs these are (default: {GENERATION}); the docs are the same")
-    export.add_argument("--seed", help="the data seed (copy_tasks_seed; default: the tasks')")
+    export.add_argument("--docs-seed", help="the docs' seed (copy_tasks_seed; default: the tasks')")
+    export.add_argument("--seed", help=argparse.SUPPRESS)  # refused, naming --docs-seed
     export.add_argument("--docs", help="docs per length (copy_tasks_docs; default: the family's)")
     export.add_argument("--metadata", default="{}",
                         help="the tasks' other copy_tasks_* options as JSON, e.g. a local text source: "

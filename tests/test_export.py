@@ -143,7 +143,9 @@ def export(args: list[str], capsys) -> tuple[int, str]:
     (["random_copy", "--docs", "0"], ["copy_tasks_docs=0", "from 1 to 10000"]),
     (["random_copy", "--metadata", '{"copy_tasks_sed": 1}'], ["copy_tasks_sed=1", "copy_tasks_seed"]),
     (["random_copy", "--metadata", '{"pretrained": "x"}'], ["'pretrained'", "copy_tasks_seed"]),
-    (["random_copy", "--seed", "3", "--metadata", '{"copy_tasks_seed": 3}'], ["--seed and --metadata"]),
+    (["random_copy", "--docs-seed", "3", "--metadata", '{"copy_tasks_seed": 3}'], ["--docs-seed and --metadata"]),
+    # Finding 6: lm-eval's --seed never changes our docs, export's did: one name, two meanings.
+    (["random_copy", "--seed", "3"], ["--docs-seed", "lm-eval's --seed seeds its own sampling"]),
     (["c4_copy", "--metadata", '{"copy_tasks_text_source": "no/such/file.txt"}'],
      ["copy_tasks_text_source='no/such/file.txt'", "existing path"]),
 ])
@@ -243,7 +245,7 @@ def test_a_failed_export_leaves_the_earlier_one_whole(tmp_path, capsys, monkeypa
         return real(table, where, *args, **kwargs)
 
     monkeypatch.setattr(pyarrow.parquet, "write_table", disk_full)
-    status, error = export(["random_copy", "--lengths", "10,20", "--seed", "7", *few], capsys)
+    status, error = export(["random_copy", "--lengths", "10,20", "--docs-seed", "7", *few], capsys)
     assert status != 0 and "No space left" in error
     assert {path.relative_to(out): path.read_bytes() for path in out.rglob("*") if path.is_file()} == before
     assert sorted(path.name for path in tmp_path.iterdir()) == ["docs"]  # no staging folder left behind
