@@ -161,3 +161,44 @@ def test_lm_evals_hf_backend_sends_the_chat_form_and_the_leaderboard_flags_it(ti
     assert built.returncode == 0, built.stderr
     flags = {row["flags"] for row in csv.DictReader((tmp_path / "board" / "leaderboard.csv").open())}
     assert flags == {"limit=2;chat_template"}
+
+
+NO_SYSTEM_ROLE = (
+    "{% for message in messages %}{% if message['role'] == 'system' %}"
+    "{{ raise_exception('System role not supported') }}{% endif %}"
+    "{{ '<|im_start|>' + message['role'] + '\n' + message['content'] + '<|im_end|>\n' }}{% endfor %}"
+    "{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}"
+)
+
+
+@pytest.mark.slow
+def test_a_system_instruction_the_template_drops_is_recorded_and_flagged_as_dropped(tiny_models, tmp_path):
+    """Finding 4: lm-eval drops --system_instruction under a template with no system role, with a warning;
+    the results recorded it and the leaderboard flagged system_instruction=<sha>, though no prompt held it."""
+    import shutil
+
+    from transformers import AutoTokenizer
+
+    folder = tmp_path / "no-system"
+    shutil.copytree(tiny_models["gpt_neox"], folder)
+    tokenizer = AutoTokenizer.from_pretrained(folder)
+    tokenizer.chat_template = NO_SYSTEM_ROLE
+    tokenizer.save_pretrained(folder)
+    runs = {}
+    for name, template in (("dropped", folder), ("kept", tiny_models["gpt_neox"])):
+        result = run_command(
+            ["lm_eval", "--model", "hf", "--model_args", f"pretrained={template}", "--device", "cpu",
+             "--tasks", "phonebook_copy_10", "--limit", "1", "--apply_chat_template", "--log_samples",
+             "--system_instruction", "Answer exactly.", "--output_path", str(tmp_path / name)], cwd=tmp_path)
+        assert result.returncode == 0, result.stderr[-3000:]
+        results, samples = read_results(tmp_path / name)
+        context = samples["phonebook_copy_10"][0]["arguments"]["gen_args_0"]["arg_0"]
+        runs[name] = results["configs"]["phonebook_copy_10"]["metadata"]["copy_tasks_system_instruction_sent"]
+        assert runs[name] == ("Answer exactly." in context)
+        built = run_command(["copy-tasks", "leaderboard", str(tmp_path / name), "--out", str(tmp_path / f"b-{name}")],
+                            cwd=tmp_path)
+        assert built.returncode == 0, built.stderr
+        flags = {row["flags"] for row in csv.DictReader((tmp_path / f"b-{name}" / "leaderboard.csv").open())}
+        assert all(("system_instruction_dropped" in flag) == (name == "dropped") for flag in flags), flags
+        assert all(("system_instruction=" in flag) == (name == "kept") for flag in flags), flags
+    assert runs == {"dropped": False, "kept": True}

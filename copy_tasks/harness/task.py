@@ -168,8 +168,22 @@ class CopyTask(ConfigurableTask):
             self.check_cached_requests(built)
             for request in self._instances:
                 self.fit_request(request)
+        self.record_system_instruction(kwargs.get("system_instruction"))
         self.share_between_ranks(kwargs.get("world_size") or 1)
         self.record_overflow(log_it=not kwargs.get("rank"))
+
+    def record_system_instruction(self, instruction: str | None) -> None:
+        """Record whether lm-eval's `--system_instruction` is in the prompts really sent: a chat
+        template without a system role drops it (lm-eval only warns), and then the results must
+        not say the model saw it."""
+        if not instruction:
+            return
+        sent = bool(self._instances) and all(instruction in str(request.arguments[0]) for request in self._instances)
+        self.config.metadata[Recorded.SYSTEM_INSTRUCTION_SENT] = sent
+        if not sent:
+            warn_once(f"{self.config.task}: --system_instruction is not in the prompts sent (the chat template "
+                      "has no system role and dropped it): the results say so, and the leaderboard flags "
+                      "system_instruction_dropped.")
 
     def record_run_settings(self, limit, samples) -> None:
         """Record what lm-eval was asked that changes what this task's numbers mean (the docs

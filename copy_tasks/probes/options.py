@@ -35,6 +35,7 @@ class Recorded:
     CONTEXT_SOURCE = "copy_tasks_context_source"
     GENERATION_BUDGETS = "copy_tasks_generation_budgets"  # the budgets really sent
     PROMPT_FORMAT = "copy_tasks_prompt_format"  # "plain", or "chat" under a chat template
+    SYSTEM_INSTRUCTION_SENT = "copy_tasks_system_instruction_sent"  # in every prompt sent, or dropped
     LIMIT = "copy_tasks_limit"  # lm-eval's --limit, as this task took it
     SAMPLES = "copy_tasks_samples"  # the doc indices --samples chose
     RESCORED_FROM = "copy_tasks_rescored_from"  # the task version a rescored run was made under

@@ -72,7 +72,8 @@ class LeaderboardRow:
     overflow_docs: Cell = column("docs whose prompt and answer did not fit the context, or `unknown`", numeric=True)
     date: str = column("the run's date, UTC")
     flags: str = column("what changes what the number means, `;`-separated (`limit=5`, `samples=3|7`, "
-                        "`gen_kwargs={...}`, `not_greedy`, `chat_template`, `system_instruction=<sha>`, "
+                        "`gen_kwargs={...}`, `not_greedy`, `chat_template`, `system_instruction=<sha>` (or "
+                        "`system_instruction_dropped` where the chat template dropped it), "
                         "`num_fewshot=k`, `max_gen_toks_sent=...`, family options other than their defaults), "
                         "each cut at 120 characters")
     source_file: str = column("the name of the results file the row came from")
@@ -276,7 +277,9 @@ def _flags(data: dict, n_shot: Any, metadata: dict, family_name: str) -> str:
     if (data.get("chat_template") or data.get("chat_template_sha")
             or metadata.get(Recorded.PROMPT_FORMAT) == "chat"):
         flags.append("chat_template")
-    if data.get("system_instruction") or data.get("system_instruction_sha"):
+    if metadata.get(Recorded.SYSTEM_INSTRUCTION_SENT) is False:  # the template dropped it: never seen
+        flags.append("system_instruction_dropped")
+    elif data.get("system_instruction") or data.get("system_instruction_sha"):
         flags.append(f"system_instruction={str(data.get('system_instruction_sha') or '')[:12]}".rstrip("="))
     if n_shot not in (None, 0, "0"):
         flags.append(f"num_fewshot={n_shot}")
