@@ -202,3 +202,32 @@ def test_a_system_instruction_the_template_drops_is_recorded_and_flagged_as_drop
         assert all(("system_instruction_dropped" in flag) == (name == "dropped") for flag in flags), flags
         assert all(("system_instruction=" in flag) == (name == "kept") for flag in flags), flags
     assert runs == {"dropped": False, "kept": True}
+
+
+NO_PREFILL = (
+    "{% for message in messages %}{{ '<|im_start|>' + message['role'] + '\n' + message['content'] + '<|im_end|>\n' }}"
+    "{% endfor %}{% if messages[-1]['role'] == 'assistant' %}"
+    "{{ raise_exception('the last message must be the user\\'s') }}{% endif %}"
+    "{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}"
+)
+
+
+@pytest.mark.slow
+def test_a_template_that_refuses_the_prefill_is_one_line_saying_what_our_chat_form_needs(tiny_models, tmp_path):
+    """Finding 15: a chat template refusing an assistant-last message ended in a jinja2 TemplateError."""
+    import shutil
+
+    from transformers import AutoTokenizer
+
+    folder = tmp_path / "no-prefill"
+    shutil.copytree(tiny_models["gpt_neox"], folder)
+    tokenizer = AutoTokenizer.from_pretrained(folder)
+    tokenizer.chat_template = NO_PREFILL
+    tokenizer.save_pretrained(folder)
+    result = run_command(["lm_eval", "--model", "hf", "--model_args", f"pretrained={folder}", "--device", "cpu",
+                          "--tasks", "phonebook_copy_10", "--limit", "1", "--apply_chat_template",
+                          "--output_path", str(tmp_path / "out")], cwd=tmp_path)
+    assert result.returncode == 2, result.stderr[-3000:]
+    last = result.stderr.strip().splitlines()[-1]
+    assert last.startswith("copy-tasks: error: phonebook_copy_10: the model's chat template refuses")
+    assert "assistant prefill" in last and "Traceback" not in result.stderr

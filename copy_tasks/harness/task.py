@@ -32,6 +32,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import math
@@ -63,6 +64,22 @@ def ranks_without_scores(shards: list[dict[int, float]]) -> list[int]:
     """
     scored = [any(value != 1.0 for value in shard.values()) for shard in shards]
     return [rank for rank, has_score in enumerate(scored) if not has_score] if any(scored) else []
+
+
+@contextlib.contextmanager
+def template_errors_explained(task: str):
+    """A chat template's refusal (jinja2's `TemplateError`, as `raise_exception` in a template
+    raises it) becomes a UserError saying what our chat form needs."""
+    try:
+        yield
+    except Exception as error:
+        if type(error).__name__ != "TemplateError" or not type(error).__module__.startswith("jinja2"):
+            raise
+        raise UserError(f"{task}: the model's chat template refuses the chat our task sends ({error}): under "
+                        "--apply_chat_template a doc is a user turn and an assistant prefill that the model "
+                        "continues (lm-eval's gen_prefix), and this template does not allow a conversation to end "
+                        "with an assistant message. Run without --apply_chat_template, or give a template that "
+                        "allows the prefill") from None
 
 
 def request_signature(request) -> str:
@@ -159,11 +176,13 @@ class CopyTask(ConfigurableTask):
             if kwargs.get("apply_chat_template") or kwargs.get("system_instruction"):
                 # The prompt then depends on a template or instruction the cache key does not hold: what
                 # this run sends, built as without the cache, is what the cached requests must equal.
-                super().build_all_requests(*args, **{**kwargs, "cache_requests": False,
-                                                     "rewrite_requests_cache": False})
+                with template_errors_explained(self.config.task):
+                    super().build_all_requests(*args, **{**kwargs, "cache_requests": False,
+                                                         "rewrite_requests_cache": False})
                 built = {request.doc_id: request_signature(request) for request in self._instances}
                 self.overflow, self.budgets = {}, set()
-        super().build_all_requests(*args, **kwargs)
+        with template_errors_explained(self.config.task):
+            super().build_all_requests(*args, **kwargs)
         if not self.overflow:  # lm-eval took the requests from its cache: construct_requests did not run
             self.check_cached_requests(built)
             for request in self._instances:
