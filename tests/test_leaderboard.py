@@ -12,6 +12,7 @@ from leaderboard_fixtures import write_results
 from copy_tasks.probes import files
 from copy_tasks.report.build import build_leaderboard, main
 from copy_tasks.report.summary import area_under_curve, effective_length, markdown_text
+from copy_tasks.report.table import LeaderboardFileError
 
 GEMMA_SCORES = {
     "phonebook_copy_20": {"exact_match": 0.9, "exact_match_stderr": 0.1},
@@ -153,20 +154,27 @@ def test_replace_drops_earlier_runs_of_the_same_model_and_task_only(tmp_path):
     assert "--replace: 1 rows of earlier runs replaced" in report.notes
 
 
-def test_a_crash_while_writing_leaves_the_old_csv_intact(tmp_path, monkeypatch):
+@pytest.mark.parametrize("fails_at", [1, 4])  # the CSV's flush, or one after the CSV and plots were staged
+def test_a_full_disk_while_writing_leaves_every_output_as_it_was(tmp_path, monkeypatch, fails_at):
+    """Finding 17: on a full disk summary.md was written and index.html not (an OSError traceback)."""
     write_results(tmp_path / "a", "gemma", GEMMA_SCORES)
     build_leaderboard([tmp_path / "a"], tmp_path / "out")
-    before = (tmp_path / "out" / "leaderboard.csv").read_bytes()
+    before = {path.relative_to(tmp_path / "out"): path.read_bytes()
+              for path in (tmp_path / "out").rglob("*") if path.is_file()}
+    calls = []
 
-    def crash(_fd):
-        raise OSError("disk full (injected)")
+    def full_disk(_fd):
+        calls.append(1)
+        if len(calls) >= fails_at:
+            raise OSError(28, "No space left on device (injected)")
 
     write_results(tmp_path / "b", "smollm", GEMMA_SCORES, date="2026-11-07T10:00:00")
-    monkeypatch.setattr(files.os, "fsync", crash)
-    with pytest.raises(OSError, match="injected"):
+    monkeypatch.setattr(files.os, "fsync", full_disk)
+    with pytest.raises(LeaderboardFileError, match=r"\(No space left on device \(injected\)\); nothing was changed"):
         build_leaderboard([tmp_path / "a", tmp_path / "b"], tmp_path / "out")
-    assert (tmp_path / "out" / "leaderboard.csv").read_bytes() == before
-    assert [path.name for path in (tmp_path / "out").iterdir() if path.name.endswith(".tmp")] == []
+    after = {path.relative_to(tmp_path / "out"): path.read_bytes()
+             for path in (tmp_path / "out").rglob("*") if path.is_file()}
+    assert after == before  # the CSV, every plot, summary.md and index.html: all as they were, no temporary
 
 
 def test_bad_inputs_are_named_and_nothing_in_the_leaderboard_is_lost(tmp_path, capsys):

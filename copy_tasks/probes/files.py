@@ -33,6 +33,36 @@ def write_atomically(path: Path, content: str | bytes) -> None:
     The content goes to a temporary file in the same folder (`.<name>.<random>.tmp`), is
     flushed to disk, gets the mode of the file it replaces (a new file: the umask's), and
     replaces the target with one `os.replace`."""
+    write_all_atomically({path: content})
+
+
+def write_all_atomically(files: dict[Path, str | bytes]) -> None:
+    """Write several files so that they change together: every new file is written and flushed
+    to a temporary beside its target first; only when all are on disk do they replace their
+    targets, one `os.replace` each. A failure while writing (a full disk) leaves every target
+    as it was, and no temporary.
+
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> write_all_atomically({folder / "a.txt": "a", folder / "b.txt": b"b"})
+    >>> sorted(item.name for item in folder.iterdir())
+    ['a.txt', 'b.txt']
+    """
+    staged: list[tuple[Path, Path]] = []
+    try:
+        for path, content in files.items():
+            staged.append((_staged(path, content), path))
+    except BaseException:
+        for temporary, _ in staged:
+            temporary.unlink(missing_ok=True)
+        raise
+    for temporary, path in staged:
+        os.replace(temporary, path)
+
+
+def _staged(path: Path, content: str | bytes) -> Path:
+    """`content` written and flushed to a temporary beside `path`, with the mode `path` has
+    (a new file: the umask's)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     mode = path.stat().st_mode & 0o7777 if path.exists() else new_file_mode()
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=TEMPORARY_SUFFIX)
@@ -42,10 +72,10 @@ def write_atomically(path: Path, content: str | bytes) -> None:
             stream.flush()
             os.fchmod(stream.fileno(), mode)
             os.fsync(stream.fileno())
-        os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+    return Path(temporary)
 
 
 def cache_root() -> Path:

@@ -23,7 +23,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from copy_tasks.probes.files import write_atomically
+from copy_tasks.probes.files import write_all_atomically
 from copy_tasks.probes.options import one_line_errors
 from copy_tasks.report.html_page import PAGE_NAME, page_html, result_links
 from copy_tasks.report.plots import all_plots
@@ -134,11 +134,13 @@ def build_leaderboard(inputs: list[Path], out: Path, replace: bool = False) -> R
         plots = all_plots(shown)
         summary = summary_markdown(shown, sorted(plots), run_notes, sections)
         page = page_html(shown, plots, run_notes, result_links(read, out))
-        write_atomically(out / CSV_NAME, csv_text(merged))
-        for name, png in plots.items():
-            write_atomically(out / PLOTS / name, png)
-        write_atomically(out / SUMMARY_NAME, summary)
-        write_atomically(out / PAGE_NAME, page)
+        outputs = {out / CSV_NAME: csv_text(merged), **{out / PLOTS / name: png for name, png in plots.items()},
+                   out / SUMMARY_NAME: summary, out / PAGE_NAME: page}
+        try:
+            write_all_atomically(outputs)  # all of them or none: the CSV, plots, summary and page agree
+        except OSError as error:
+            raise LeaderboardFileError(f"{out}: cannot write the leaderboard ({error.strerror or error}); nothing "
+                                       "was changed") from None
     return report
 
 
