@@ -22,18 +22,15 @@ Only the generation variant: teacher-forced verdicts need the model's log-probab
 the continuation, which inspect's model interface does not give. The prompt is sent as it is,
 a plain user message; chat models often restate its last line first, which our rule accepts
 and the authors' does not (`docs/scoring.md`).
+
+inspect-ai is an optional extra (`copy-tasks[inspect]`): without it this module still imports
+(the package's doctests run), defines no task, and says what to install when one is asked for.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any
-
-from inspect_ai import Task, task
-from inspect_ai.dataset import MemoryDataset, Sample
-from inspect_ai.model import GenerateConfig
-from inspect_ai.scorer import Score, Scorer, Target, grouped, mean, scorer, stderr
-from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from copy_tasks.probes.families import FAMILIES, family_named, user_options
 from copy_tasks.probes.family import GENERATION, Family
@@ -67,8 +64,17 @@ def docs_of(family: str, length: Any, metadata: Mapping[str, Any], dataset: str 
     return [plain(row) for row in datasets.load_dataset(dataset, family, split=split)]
 
 
+try:
+    import inspect_ai  # noqa: F401  (the optional extra)
+
+    HAS_INSPECT = True
+except ImportError:
+    HAS_INSPECT = False
+NEEDS_INSPECT = "the inspect tasks need inspect-ai: pip install 'copy-tasks[inspect]'"
+
+
 def samples(family: str, lengths: Lengths, docs: int | None, seed: int | None,
-            metadata: Mapping[str, Any] | None, dataset: str | None) -> list[Sample]:
+            metadata: Mapping[str, Any] | None, dataset: str | None) -> list:
     """One sample per doc, the doc in its metadata, ids `<length>-<index>`."""
     if dataset is not None and (seed is not None or metadata):
         raise ValueError(f"dataset={dataset!r} holds docs already made: seed and metadata make docs, so give "
@@ -81,6 +87,8 @@ def samples(family: str, lengths: Lengths, docs: int | None, seed: int | None,
     if docs is not None:
         docs = DOCS.parse(docs)
     options.update({key: value for key, value in ((DOCS.key, docs), (SEED.key, seed)) if value is not None})
+    from inspect_ai.dataset import Sample
+
     found = []
     wanted = [family_named(family).length_option().parse(length)
               for length in length_list(lengths, family_named(family).lengths)]
@@ -95,31 +103,43 @@ def samples(family: str, lengths: Lengths, docs: int | None, seed: int | None,
     return found
 
 
-@solver
-def budgeted_generate() -> Solver:
+def budgeted_generate():
     """`generate()` with the doc's generation budget as `max_tokens` (the task's config holds
     temperature 0 and the family's stop sequences)."""
+    from inspect_ai.solver import solver
 
-    async def solve(state: TaskState, generate: Generate) -> TaskState:
-        return await generate(state, max_tokens=int(state.metadata["generation_budget"]))
+    def budgeted_generate():
+        async def solve(state, generate):
+            return await generate(state, max_tokens=int(state.metadata["generation_budget"]))
 
-    return solve
+        return solve
+
+    return solver(budgeted_generate)()
 
 
-@scorer(metrics={"*": [mean(), stderr(), grouped(mean(), "length", all=False)]})
-def recall_verdicts() -> Scorer:
+def recall_verdicts():
     """The verdicts of `copy_tasks.score` for the model's answer: our rule and the authors'."""
+    from inspect_ai.scorer import Score, grouped, mean, scorer, stderr
 
-    async def score_answer(state: TaskState, target: Target) -> Score:
-        answer = state.output.completion
-        return Score(value=score(state.metadata, answer), answer=answer)
+    def recall_verdicts():
+        async def score_answer(state, target):
+            answer = state.output.completion
+            return Score(value=score(state.metadata, answer), answer=answer)
 
-    return score_answer
+        return score_answer
+
+    return scorer(metrics={"*": [mean(), stderr(), grouped(mean(), "length", all=False)]})(recall_verdicts)()
 
 
 def recall_task(family: str, lengths: Lengths = None, docs: int | None = None, seed: int | None = None,
-                metadata: Mapping[str, Any] | None = None, dataset: str | None = None) -> Task:
+                metadata: Mapping[str, Any] | None = None, dataset: str | None = None):
     """The inspect task of one family (what each family's task returns)."""
+    if not HAS_INSPECT:
+        raise ModuleNotFoundError(NEEDS_INSPECT)
+    from inspect_ai import Task
+    from inspect_ai.dataset import MemoryDataset
+    from inspect_ai.model import GenerateConfig
+
     stops = list(family_named(family).stop_sequences)
     return Task(dataset=MemoryDataset(samples(family, lengths, docs, seed, metadata, dataset), name=family),
                 solver=budgeted_generate(), scorer=recall_verdicts(),
@@ -130,8 +150,10 @@ def family_task(family: Family):
     """The `@task` of one family, named after it (`copy_tasks/<family>` in inspect's registry),
     with the task arguments above; its docstring is the family's summary."""
 
+    from inspect_ai import task
+
     def make(lengths: Lengths = None, docs: int | None = None, seed: int | None = None,
-             metadata: dict | None = None, dataset: str | None = None) -> Task:
+             metadata: dict | None = None, dataset: str | None = None):
         return recall_task(family.name, lengths, docs, seed, metadata, dataset)
 
     make.__name__ = make.__qualname__ = family.name
@@ -140,4 +162,5 @@ def family_task(family: Family):
 
 
 # One task per family of the table, new families included: `inspect_tasks.phonebook_copy(...)`.
-globals().update({family.name: family_task(family) for family in FAMILIES.values()})
+if HAS_INSPECT:
+    globals().update({family.name: family_task(family) for family in FAMILIES.values()})

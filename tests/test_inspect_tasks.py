@@ -161,3 +161,27 @@ def test_bad_task_arguments_are_refused_naming_them(arguments, says, tmp_path):
         dataset = str(tmp_path / "docs")
     with pytest.raises(ValueError, match=says):
         inspect_tasks.random_copy(**{"lengths": 10, "dataset": dataset, **arguments})
+
+
+WITHOUT_INSPECT = """
+import doctest, sys
+sys.modules["inspect_ai"] = None  # as on an install without the inspect extra
+import copy_tasks.inspect_tasks as tasks
+print(doctest.testmod(tasks).failed, hasattr(tasks, "random_copy"))
+try:
+    tasks.recall_task("random_copy", lengths=10)
+except ModuleNotFoundError as error:
+    print(error)
+"""
+
+
+def test_without_the_inspect_extra_the_module_imports_and_its_doctests_run():
+    """Finding 22: `pytest --doctest-modules --pyargs copy_tasks` failed collecting this module without
+    inspect-ai (`No module named 'inspect_ai'`)."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", WITHOUT_INSPECT], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    needs = "the inspect tasks need inspect-ai: pip install 'copy-tasks[inspect]'"
+    assert done.stdout.splitlines() == ["0 False", needs]
