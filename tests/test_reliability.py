@@ -192,7 +192,7 @@ def test_a_cached_folder_whose_weights_changed_is_refused_and_one_without_a_reco
 
 # 4. A training run writes only into a folder it made or one of its own earlier runs.
 
-def test_a_training_run_refuses_a_folder_it_did_not_make_and_keeps_its_earlier_log(tmp_path, capsys):
+def test_a_training_run_refuses_a_folder_it_did_not_make_and_resumes_its_own(tmp_path, capsys):
     from copy_tasks.experiments.train import RUN_MARKER, TrainError, claim_run_folder
 
     (tmp_path / "mine" / "tasks").mkdir(parents=True)
@@ -204,12 +204,13 @@ def test_a_training_run_refuses_a_folder_it_did_not_make_and_keeps_its_earlier_l
     with pytest.raises(TrainError, match="is a file"):
         claim_run_folder(tmp_path / "a-file")
     first = claim_run_folder(tmp_path / "run")  # a new folder: ours
-    (tmp_path / "run" / "train_log.jsonl").write_text('{"step": 1}\n')
+    (tmp_path / "run" / "copy" / "lstm" / "seed-0").mkdir(parents=True)
+    (tmp_path / "run" / "copy" / "lstm" / "seed-0" / "log.jsonl").write_text('{"step": 1}\n')
     time.sleep(1.1)
-    second = claim_run_folder(tmp_path / "run")  # ours: said, and the first log kept apart
-    assert f"holds an earlier run (started {first})" in capsys.readouterr().err
-    assert (tmp_path / "run" / f"train_log.{first}.jsonl").read_text() == '{"step": 1}\n'
-    assert not (tmp_path / "run" / "train_log.jsonl").exists()
+    second = claim_run_folder(tmp_path / "run")  # ours: said, and what it finished kept
+    error = capsys.readouterr().err
+    assert f"holds an earlier run (started {first})" in error and "keeps the models it finished" in error
+    assert (tmp_path / "run" / "copy" / "lstm" / "seed-0" / "log.jsonl").read_text() == '{"step": 1}\n'
     assert json.loads((tmp_path / "run" / RUN_MARKER).read_text())["runs"] == [first, second]
 
 
