@@ -163,23 +163,27 @@ def patch_evaluator(evaluator_module: Any) -> None:
     _wrap_once(evaluator_module, "simple_evaluate", refuse_dropped_metadata)
 
 
-def refuse_dropped_metadata(simple_evaluate):
-    """`simple_evaluate` that refuses our options in `metadata=` beside a `task_manager=`: lm-eval
-    (0.4.13) then uses the task manager's metadata and drops the argument, so a run asking for
-    `copy_tasks_docs=5` would silently score every doc."""
+def refuse_dropped_metadata(original):
+    """lm-eval's `simple_evaluate` (`original`), refusing our options in `metadata=` beside a
+    `task_manager=` whose own metadata lacks them: lm-eval (0.4.13) then uses the task manager's
+    metadata and drops the argument, so a run asking for `copy_tasks_docs=5` would silently score
+    every doc. (lm-eval's command line passes both, the same: that passes.)"""
     from copy_tasks.probes.options import PREFIX, UserError
 
-    signature = inspect.signature(simple_evaluate)
+    signature = inspect.signature(original)
 
     def checked(*args, **kwargs):
         arguments = signature.bind_partial(*args, **kwargs).arguments
-        ours = sorted(key for key in (arguments.get("metadata") or {}) if str(key).startswith(PREFIX))
-        if arguments.get("task_manager") is not None and ours:
-            raise UserError(f"simple_evaluate(metadata={{{', '.join(map(repr, ours))}: ...}}, task_manager=...): "
+        metadata, manager = arguments.get("metadata") or {}, arguments.get("task_manager")
+        kept = (getattr(manager, "metadata", None) or {}) if manager is not None else metadata
+        dropped = sorted(key for key in metadata if str(key).startswith(PREFIX)
+                         and (not isinstance(kept, dict) or kept.get(key) != metadata[key]))
+        if dropped:
+            raise UserError(f"simple_evaluate(metadata={{{', '.join(map(repr, dropped))}: ...}}, task_manager=...): "
                             "lm-eval drops metadata when it is given a task manager, so these options would not "
                             "apply; pass them to the task manager instead: "
                             "task_manager=copy_tasks.task_manager(metadata={...})")
-        return simple_evaluate(*args, **kwargs)
+        return original(*args, **kwargs)
 
     return checked
 

@@ -2,25 +2,16 @@
 that does nothing until one of the lm-eval modules we patch is imported, then patches it
 (`copy_tasks.harness.registration`); and `install` and `task_manager`, which patch lm-eval for
 one process whether or not the hook is on. It runs in every interpreter of the environment, so
-at import it loads only `lm_eval_internals`, which imports nothing but `sys`; the patches are
+at import it loads only `lm_eval_internals`, which imports nothing but `sys`, and `switches`; the patches are
 imported when they are needed (this module imports `registration`, never the other way).
 """
 
 import sys
 
 from copy_tasks.harness.lm_eval_internals import PATCHED_MODULES
+from copy_tasks.harness.switches import OFF_VALUES, switched_off  # noqa: F401  (the hook's switch)
 
 AUTOREGISTER_ENV = "COPY_TASKS_AUTOREGISTER"
-OFF_VALUES = frozenset({"0", "false", "no", "off"})
-
-
-def switched_off(value: str | None) -> bool:
-    """Whether the environment variable's value switches the hook off.
-
-    >>> [switched_off(value) for value in ("0", " OFF ", "No", "false", "1", "", None)]
-    [True, True, True, True, False, False, False]
-    """
-    return (value or "").strip().lower() in OFF_VALUES
 
 
 # Besides lm-eval's modules that `registration` patches: module name -> what runs right after it

@@ -30,7 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from copy_tasks.harness.startup import switched_off
+from copy_tasks.harness.switches import switched_off
 from copy_tasks.probes.files import cache_root, write_atomically
 
 log = logging.getLogger("copy_tasks")
