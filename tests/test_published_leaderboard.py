@@ -20,8 +20,12 @@ from copy_tasks.report.summary import area_under_curve, effective_length
 PUBLISHED = Path(__file__).resolve().parents[1] / "leaderboard"
 SUITE_MODELS = {"gemma-3-270m": "transformer", "smollm2-135m": "transformer",
                 "ngram_copier": "reference model", "bounded_state": "reference model"}
-TRAINED_MODELS = {"trained-transformer-nope": "transformer", "trained-transformer-rope": "transformer",
-                  "trained-mamba2": "ssm"}
+# `copy-tasks train`, recipe full: every architecture on every task from seeds 0 and 1
+TRAINED_ARCHITECTURES = {"transformer-nope": "transformer (NoPE)", "transformer-rope": "transformer (RoPE)",
+                         "transformer-alibi": "transformer (ALiBi)",
+                         "transformer-hard-alibi": "transformer (Hard-ALiBi)", "mamba2": "ssm", "lstm": "rnn"}
+TRAINED_FAMILIES = {"copy": {"random_copy", "dup_ngram_copy"}, "lookup_prefix": {"lookup_prefix"},
+                    "lookup_suffix": {"lookup_suffix"}}
 IMAGE = re.compile(r'<img alt="([^"]*)" src="data:image/png;base64,([^"]*)"')
 
 
@@ -88,12 +92,15 @@ def test_smollm2_under_its_chat_template_scores_at_least_as_well_per_family():
 
 def test_the_trained_models_are_there_with_their_architecture_and_50_docs():
     rows = published_rows()
-    for model, architecture in TRAINED_MODELS.items():
-        mine = [row for row in rows if row["model"] == model]
-        assert mine and {row["architecture"] for row in mine} == {architecture}
-        assert all(int(row["n"]) >= 50 for row in mine)
-        assert {row["family"] for row in mine} == {"random_copy", "lookup_prefix", "lookup_suffix"}
-    assert any(row["model"].startswith("bounded_state(bits=") for row in rows)
+    for architecture, column in TRAINED_ARCHITECTURES.items():
+        for task, families in TRAINED_FAMILIES.items():
+            for seed in (0, 1):
+                mine = [row for row in rows if row["model"] == f"trained-{task}-{architecture}-s{seed}"]
+                assert mine and {row["architecture"] for row in mine} == {column}, (architecture, task, seed)
+                assert all(int(row["n"]) >= 50 for row in mine)
+                assert {row["family"] for row in mine} == families and {row["variant"] for row in mine} == {
+                    "teacher_forced"}
+    assert any(row["model"] == "ngram_copier(n=5)" for row in rows)
 
 
 def test_every_generation_task_of_every_pretrained_model_has_the_authors_rule():
