@@ -7,6 +7,7 @@ import base64
 import csv
 import json
 import re
+import shutil
 from pathlib import Path
 from urllib.parse import quote
 
@@ -40,6 +41,10 @@ def fresh(tmp_path_factory) -> Path:
     linked in, so that the page links them as the published page does."""
     out = tmp_path_factory.mktemp("fresh")
     (out / "results").symlink_to(PUBLISHED / "results")
+    shutil.copytree(PUBLISHED / "sections", out / "sections")  # the training section, as `copy-tasks train` adds it
+    (out / "plots").mkdir()
+    for plot in (PUBLISHED / "plots").glob("training_*.png"):
+        shutil.copy(plot, out / "plots" / plot.name)
     report = build_leaderboard([out / "results"], out)
     assert report.problems == []
     return out
@@ -142,3 +147,12 @@ def test_published_files_name_no_folder_of_the_machine_that_made_them():
     for path in PUBLISHED.rglob("*"):
         if path.is_file() and path.suffix in (".json", ".jsonl", ".csv", ".md", ".html"):
             assert not machine_path.search(IMAGE.sub("", path.read_text(encoding="utf-8"))), path
+
+
+def test_the_page_shows_the_training_section_with_its_plots():
+    page = (PUBLISHED / "index.html").read_text(encoding="utf-8")
+    assert "<h2>Trained from scratch: the paper&#x27;s synthetic experiments</h2>" in page
+    assert "<th>exact match at 50</th>" in page and "transformer (Hard-ALiBi)" in page
+    shown = {name for name, _ in IMAGE.findall(page)}
+    assert {"training_length_generalization.png", "training_duplicated_ngrams.png", "training_prefix_suffix.png",
+            "training_examples_needed.png"} <= shown

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import fcntl
+import re
 import sys
 import tempfile
 from contextlib import contextmanager
@@ -62,6 +63,20 @@ def prepare_out(out: Path) -> None:
         except OSError as error:
             raise LeaderboardFileError(f"--out {out}: cannot write into {folder} ({error.strerror}); "
                                        "nothing was written") from None
+
+
+def section_plots(out: Path, sections: list[str], plots: dict[str, bytes]) -> dict[str, bytes]:
+    """The plot files the sections show (`![...](plots/<name>.png)`): this build's, else the
+    regular files in `out/plots/` (a section's own, such as the training plots)."""
+
+    found = {}
+    for name in sorted({match for section in sections for match in re.findall(r"\]\(plots/([^)/]+\.png)\)", section)}):
+        path = out / PLOTS / name
+        if name in plots:
+            found[name] = plots[name]
+        elif path.is_file() and not path.is_symlink():
+            found[name] = path.read_bytes()
+    return found
 
 
 def read_sections(out: Path) -> list[str]:
@@ -133,7 +148,8 @@ def build_leaderboard(inputs: list[Path], out: Path, replace: bool = False) -> R
         report.notes += run_notes
         plots = all_plots(shown)
         summary = summary_markdown(shown, sorted(plots), run_notes, sections)
-        page = page_html(shown, plots, run_notes, result_links(read, out))
+        page = page_html(shown, plots, run_notes, result_links(read, out), sections,
+                         section_plots(out, sections, plots))
         outputs = {out / CSV_NAME: csv_text(merged), **{out / PLOTS / name: png for name, png in plots.items()},
                    out / SUMMARY_NAME: summary, out / PAGE_NAME: page}
         try:
