@@ -323,3 +323,17 @@ def test_a_model_cache_that_cannot_hold_models_is_one_line(tmp_path, case):
     assert result.returncode == 1
     assert "cannot keep models in" in result.stderr and "COPY_TASKS_CACHE" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("key", ["", ",none", " ,none"])
+def test_a_metric_with_no_name_is_left_out_and_the_next_build_reads_the_csv(tmp_path, key):
+    """Found by the hostile-file property test: a results file whose task held the key "" wrote a row with
+    an empty metric, and the next build refused the CSV it had written itself."""
+    file = write_results(tmp_path / "in", "nameless", GOOD)
+    data = json.loads(file.read_text())
+    data["results"]["phonebook_copy_20"][key] = 0.5
+    file.write_text(json.dumps(data))
+    for _ in range(2):
+        report = build_leaderboard([tmp_path / "in"], tmp_path / "out")
+        assert all(row["metric"].strip() for row in read_rows(tmp_path / "out"))
+    assert any("a metric with no name" in problem.message for problem in report.problems)

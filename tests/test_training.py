@@ -11,7 +11,7 @@ from dataclasses import replace
 
 import pytest
 import torch
-from conftest import offline_env, read_results, run_command
+from conftest import offline_env
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -147,6 +147,20 @@ def test_training_reproduces_from_its_seed(architecture, tmp_path):
     assert set(first["checkpoints"]) == {3, 6}
 
 
+def test_a_run_in_the_folder_of_an_earlier_one_keeps_what_it_finished(tmp_path):
+    from copy_tasks.experiments.training import train_all
+
+    said: list[str] = []
+    first = train_all("quick", tmp_path, ("lstm",), report=said.append)
+    final = tmp_path / "copy" / "lstm" / "seed-0" / "final" / "model.safetensors"
+    trained_at = final.stat().st_mtime_ns
+    (tmp_path / "lookup_suffix" / "lstm" / "seed-0" / "summary.json").unlink()  # as if interrupted there
+    again = train_all("quick", tmp_path, ("lstm",), report=said.append)
+    assert said == [f"2 of 3 models already trained in {tmp_path}: kept"]
+    assert final.stat().st_mtime_ns == trained_at  # not trained again
+    assert sorted(s["task"] for s in again) == sorted(s["task"] for s in first)
+
+
 @pytest.fixture(scope="module")
 def trained(tmp_path_factory):
     """Each architecture after a quick training on the copy task, and the logits it computes."""
@@ -201,35 +215,6 @@ def test_hard_alibi_refuses_another_attention(trained):
     with pytest.raises(ValueError, match="runs only its own attention"):
         AutoModelForCausalLM.from_pretrained(trained[0] / "copy" / "transformer-hard-alibi" / "seed-0" / "final",
                                              attn_implementation="sdpa")
-
-
-@pytest.mark.slow
-def test_quick_training_trains_scores_and_reports_through_plain_lm_eval(tmp_path):
-    result = run_command(["copy-tasks", "train", "--quick", "--models", "transformer-hard-alibi,lstm",
-                          "--out", str(tmp_path / "run")], cwd=tmp_path)
-    assert result.returncode == 0, result.stderr[-3000:]
-    experiments = (tmp_path / "run" / "experiments.md").read_text()
-    assert "### 3. Prefix against suffix key" in experiments and "| ngram_copier-5 | - |" in experiments
-    (tmp_path / "run" / "experiments.md").unlink()
-    again = run_command(["copy-tasks", "train", "--out", str(tmp_path / "run"), "--report-only"], cwd=tmp_path)
-    assert again.returncode == 0, again.stderr[-3000:]
-    assert (tmp_path / "run" / "experiments.md").read_text() == experiments  # from the results, not re-run
-    resumed = run_command(["copy-tasks", "train", "--quick", "--models", "lstm", "--out", str(tmp_path / "run")],
-                          cwd=tmp_path)
-    assert resumed.returncode == 0 and "3 of 3 models already trained" in resumed.stderr, resumed.stderr[-3000:]
-    for results in (tmp_path / "run" / "results").rglob("results_*.json"):
-        assert str(tmp_path) not in results.read_text()  # the --include_path folder is named relatively
-    checkpoint = tmp_path / "run" / "copy" / "transformer-hard-alibi" / "seed-0" / "final"
-    scored = run_command(["lm_eval", "--model", "hf", "--model_args", f"pretrained={checkpoint}", "--device", "cpu",
-                          "--tasks", "random_copy_10", "--limit", "3",
-                          "--metadata", '{"copy_tasks_copy_format": "paper"}',
-                          "--output_path", str(tmp_path / "plain")], cwd=tmp_path)
-    assert scored.returncode == 0, scored.stderr[-3000:]
-    results = read_results(tmp_path / "plain")[0]
-    assert results["results"]["random_copy_10"]["exact_match,none"] in (0.0, 1 / 3, 2 / 3, 1.0)
-    metadata = results["configs"]["random_copy_10"]["metadata"]
-    assert (metadata["copy_tasks_model_type"], metadata["copy_tasks_positions"]) == ("copy_tasks_hard_alibi",
-                                                                                     "Hard-ALiBi")
 
 
 def test_the_report_reads_its_figures_off_its_tables_hand_worked():

@@ -386,6 +386,9 @@ def _metric_rows(path: Path, task: str, values: dict, common: dict) -> tuple[lis
         if key in SKIPPED_RESULT_KEYS or "_stderr," in key or key.startswith(PREDICT_ONLY_METRIC + ","):
             continue
         metric, _, metric_filter = key.partition(",")
+        if not metric.strip():  # a row's key is (run, task, metric): a nameless metric cannot be a row
+            problems.append(Problem(str(path), f"{task}: a metric with no name ({_shown(key)}); left out"))
+            continue
         value, stderr = values[key], values.get(f"{metric}_stderr,{metric_filter}")
         if _number(value) is None and not _is_missing(value):
             problems.append(Problem(str(path), f"{task}: {metric} = {_shown(value)} is not a finite number of "
