@@ -5,8 +5,8 @@ at distances 0 to h before it (query i, key j: 0 <= i - j <= h), and the other h
 earlier key with no position information (NoPE). The paper masks M = 8 of 16 heads; here M
 is `num_masked_heads` in the config.
 
-It runs as transformers' own GPT-NeoX code with one attention function of ours, which passes
-the band as an additive position bias to transformers' SDPA attention. The saved config names
+It runs as transformers' own GPT-NeoX code with one attention function of ours, which adds
+the band to the attention mask it hands transformers' SDPA attention. The saved config names
 the model type `copy_tasks_hard_alibi`, not `gpt_neox`: transformers does not save the
 attention implementation in `config.json`, so a checkpoint that said `gpt_neox` would load,
 without our code, as a plain NoPE model and score as one. Under its own type a load without
@@ -42,11 +42,32 @@ def hard_alibi_bias(num_heads: int, masked_heads: int, query_length: int, key_le
     return torch.zeros(blocked.shape, dtype=dtype, device=device).masked_fill(blocked, torch.finfo(dtype).min)
 
 
+def banded_mask(bias: torch.Tensor, attention_mask: torch.Tensor | None) -> torch.Tensor:
+    """The additive mask (batch or 1, heads, queries, keys) of the band `bias` (`hard_alibi_bias`,
+    with a batch axis) and transformers' mask: a boolean one (True: may look), an additive one,
+    or None for plain causal attention (the queries the last of the keys).
+
+    >>> bias = hard_alibi_bias(2, 1, 3, 3, torch.float32)[None]
+    >>> (banded_mask(bias, None)[0, :, -1] == 0).int().tolist()
+    [[0, 0, 1], [1, 1, 1]]
+    """
+    lowest = torch.finfo(bias.dtype).min
+    if attention_mask is None:
+        queries, keys = bias.shape[-2:]
+        causal = torch.ones(queries, keys, dtype=torch.bool, device=bias.device).tril(keys - queries)
+        return bias.masked_fill(~causal, lowest)
+    if attention_mask.dtype == torch.bool:
+        return bias.masked_fill(~attention_mask, lowest)
+    return (bias + attention_mask.to(bias.dtype)).clamp(min=lowest)
+
+
 def hard_alibi_attention(module, query, key, value, attention_mask, **kwargs):
-    """transformers' SDPA attention with the Hard-ALiBi band of `module.config`."""
+    """transformers' SDPA attention with the Hard-ALiBi band of `module.config` in its mask (a
+    mask, not SDPA's `position_bias`, which transformers 5.0 does not take)."""
     bias = hard_alibi_bias(query.shape[1], module.config.num_masked_heads, query.shape[2], key.shape[2],
                            query.dtype, query.device)
-    return sdpa_attention_forward(module, query, key, value, attention_mask, position_bias=bias[None], **kwargs)
+    kwargs.pop("is_causal", None)  # the mask is given: never SDPA's own causal shortcut
+    return sdpa_attention_forward(module, query, key, value, banded_mask(bias[None], attention_mask), **kwargs)
 
 
 AttentionInterface.register(ATTENTION, hard_alibi_attention)
