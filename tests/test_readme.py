@@ -92,3 +92,12 @@ def test_every_relative_link_of_the_docs_resolves():
         for link in re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", page.read_text()):
             if not link.startswith("http"):
                 assert (page.parent / link).exists(), f"{page.name}: {link}"
+
+
+def test_the_readme_says_what_accelerate_does_on_cpu_as_docs_backends_does():
+    """Finding 21: the README said that on CPU every process runs every doc, where `--cpu` starts one process."""
+    readme, backends = (ROOT / "README.md").read_text(), (ROOT / "docs" / "backends.md").read_text()
+    for text in (readme, backends):
+        assert "ACCELERATE_USE_CPU=1" in text and "--multi_gpu" in text
+    assert "`accelerate launch --cpu`\n  starts one process" in readme or "--cpu` starts one process" in readme
+    assert "on CPU or one GPU each process runs every doc" not in readme
