@@ -34,6 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
+from copy_tasks.experiments.architectures import CONTEXT
 from copy_tasks.probes.families import FAMILIES
 from copy_tasks.probes.seeding import doc_rng
 
@@ -48,7 +49,6 @@ PAD, EOS, UNKNOWN = "<pad>", "<eos>", "<unk>"
 END = "."  # the authors' end of an answer
 CHARACTERS = [chr(code) for code in range(32, 127)] + ["\n"]
 SPACED_LETTERS = [" " + letter for letter in "abcdefghijklmnopqrstuvwxyz"]
-CONTEXT = 4096  # tokens the saved models declare (lm-eval's max_length)
 
 
 @dataclass(frozen=True)
