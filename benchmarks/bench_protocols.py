@@ -45,7 +45,7 @@ def authors_max_length(family: str, prompt_tokens: int) -> int:
 @torch.no_grad()
 def authors_loop(lm, family: str, docs: list[dict]) -> tuple[float, dict[int, float]]:
     """Seconds and per-doc exact-match verdicts of the authors' generation loop."""
-    tokenizer, model, score = lm.tokenizer, lm.model, FAMILIES[family].score_generation
+    tokenizer, model, score = lm.tokenizer, lm.model, FAMILIES[family].score_one_reading
     verdicts, seconds = {}, 0.0
     for index, doc in enumerate(docs):
         start = time.perf_counter()

@@ -71,9 +71,9 @@ def parse_lengths(family: Family, text: str) -> list[int]:
     >>> parse_lengths(family_named("phonebook_copy"), "60, 80, 60")
     [60, 80]
     """
-    from copy_tasks.probes.doc_sets import generate_docs
+    from copy_tasks.probes.task_docs import generate_docs
 
-    if family.make_docs is not None:
+    if family.select_docs is not None:
         raise UserError(f"{family.name} selects its docs from a dataset in fixed bins "
                         f"({', '.join(map(str, family.lengths))}): its lengths cannot be chosen")
     option = family.length_option()
@@ -206,7 +206,7 @@ def _main(argv: list[str] | None = None) -> None:
         rescore(argv[1:])
         return
     if argv[:1] == ["train"]:
-        from copy_tasks.experiments.train import main as train
+        from copy_tasks.experiments.train_command import main as train
 
         train(argv[1:])
         return

@@ -9,7 +9,7 @@ import subprocess
 import sys
 
 from copy_tasks.probes.budgets import MIN_GENERATION_TOKENS
-from copy_tasks.probes.doc_sets import generate_docs
+from copy_tasks.probes.task_docs import generate_docs
 from copy_tasks.probes.families import parse_task_name
 from copy_tasks.probes.family import Family
 
@@ -17,7 +17,7 @@ DOCS = 6
 HASH_DOCS = (
     "import hashlib, importlib, json, sys\n"
     "for name in json.loads(sys.argv[4]): importlib.import_module(name)\n"
-    "from copy_tasks.probes.doc_sets import generate_docs\n"
+    "from copy_tasks.probes.task_docs import generate_docs\n"
     "docs = generate_docs(sys.argv[1], int(sys.argv[2]), 3, 6, tuple(map(tuple, json.loads(sys.argv[3]))))\n"
     "print(hashlib.sha256(json.dumps(docs, sort_keys=True).encode()).hexdigest())"
 )
@@ -44,10 +44,10 @@ def check_docs(family: Family, options) -> None:
             identity = (doc["family"], doc["length"], doc["unit"], doc["index"])
             assert identity == (family.name, length, family.unit, index)
             assert all(isinstance(doc[field], str) and doc[field] for field in ("prompt", "target", "continuation"))
-            right = family.score_generation(doc["continuation"], doc)
+            right = family.score_one_reading(doc["continuation"], doc)
             assert set(right) == {"exact_match", *family.partial_credit}
             assert right["exact_match"] == 1.0
-            assert family.score_generation("", doc)["exact_match"] == 0.0
+            assert family.score_one_reading("", doc)["exact_match"] == 0.0
             assert family.generation_budget(doc) >= max(MIN_GENERATION_TOKENS, *(
                 len(answer.encode()) for answer in family.answers(doc)))
             assert not any(stop in doc["continuation"] for stop in family.stop_sequences)

@@ -9,7 +9,7 @@ import pytest
 from conftest import read_results, run_command, source_options
 
 from copy_tasks.models.bounded_state import LETTER_BITS, MIN_BITS, BoundedStateReader, StateOverflow
-from copy_tasks.probes.doc_sets import generate_docs
+from copy_tasks.probes.task_docs import generate_docs
 from copy_tasks.probes.families import FAMILIES
 
 BITS_50 = 276  # the published B: 50 letters at 4.70 bits and room for control
@@ -20,7 +20,7 @@ def exact_matches(family: str, length: int, bits: int, count: int = 200, options
     for doc in generate_docs(family, length, 1234, count, options):
         reader = BoundedStateReader(bits).read(doc["prompt"])
         assert reader.peak_bits <= bits
-        scores.append(FAMILIES[family].score_generation(reader.answer(), doc)["exact_match"])
+        scores.append(FAMILIES[family].score_one_reading(reader.answer(), doc)["exact_match"])
     return scores
 
 
@@ -46,7 +46,7 @@ def test_random_copy_never_beats_the_bound_and_copies_whatever_its_state_holds(b
     for length in range(2, 101):
         docs = generate_docs("random_copy", length, 1234, 100)
         readers = [BoundedStateReader(bits).read(doc["prompt"]) for doc in docs]
-        accuracy = sum(FAMILIES["random_copy"].score_generation(reader.answer(), doc)["exact_match"]
+        accuracy = sum(FAMILIES["random_copy"].score_one_reading(reader.answer(), doc)["exact_match"]
                        for reader, doc in zip(readers, docs)) / len(docs)
         assert accuracy <= bound(bits, length), length
         # Measured at the end of the prompt (counters at their largest): control plus L - 1 letters.

@@ -7,7 +7,7 @@ import pytest
 from conftest import source_options
 
 from copy_tasks.probes.budgets import MIN_GENERATION_TOKENS, generation_budget
-from copy_tasks.probes.doc_sets import generate_docs
+from copy_tasks.probes.task_docs import generate_docs
 from copy_tasks.probes.families import FAMILIES
 
 

@@ -17,7 +17,7 @@ import copy_tasks.models.scripted_lm  # noqa: F401  (registers `scripted`)
 from copy_tasks.experiments.tiny_models import build_tokenizer
 from copy_tasks.probes import copying
 from copy_tasks.probes.conformance import STYLES, verdict_table, write_answer_key
-from copy_tasks.probes.doc_sets import generate_docs
+from copy_tasks.probes.task_docs import generate_docs
 from copy_tasks.probes.families import FAMILIES, c4_copy, c4_copy_shuffled, dup_ngram_copy, parse_task_name, random_copy
 from copy_tasks.probes.family import Family
 

@@ -9,7 +9,7 @@ from text_corpus import DOCUMENT_WORDS, write_corpus
 
 from copy_tasks.harness.yaml_functions import build_dataset
 from copy_tasks.probes.copying import score_copy
-from copy_tasks.probes.doc_sets import generate_docs
+from copy_tasks.probes.task_docs import generate_docs
 from copy_tasks.probes.families import FAMILIES, task_settings
 from copy_tasks.probes.families.dup_ngram_copy import dup_ngram_alphabet
 from copy_tasks.probes.families.random_copy import LETTERS

@@ -16,7 +16,7 @@ from conftest import read_results, run_command
 from text_corpus import write_corpus
 
 from copy_tasks.experiments.tiny_models import stop_at_once
-from copy_tasks.probes.doc_sets import generate_docs
+from copy_tasks.probes.task_docs import generate_docs
 from copy_tasks.probes.families import FAMILIES
 
 PHONEBOOK = FAMILIES["phonebook_copy"]

@@ -25,7 +25,7 @@ def test_contract(family, check, local_sources):
 
 @pytest.mark.parametrize("family", sorted(FAMILIES))
 def test_shipped_family_has_its_readme(family):
-    assert (task_config_dir() / FAMILIES[family].folder / "README.md").is_file()
+    assert (task_config_dir() / FAMILIES[family].data_name / "README.md").is_file()
 
 
 def test_generated_yamls_are_up_to_date():

@@ -8,7 +8,7 @@ from lm_eval.models.huggingface import HFLM
 
 from copy_tasks.models.banded_attention import BANDED_SDPA
 from copy_tasks.models.fast_hf import FastLoglikelihoodHFLM
-from copy_tasks.probes.doc_sets import generate_docs
+from copy_tasks.probes.task_docs import generate_docs
 
 
 def requests():

@@ -9,7 +9,7 @@ import os
 import pytest
 from leaderboard_fixtures import write_results
 
-from copy_tasks.probes import files
+from copy_tasks.common import files
 from copy_tasks.report.build import build_leaderboard, main
 from copy_tasks.report.summary import area_under_curve, effective_length, markdown_text
 from copy_tasks.report.table import LeaderboardFileError

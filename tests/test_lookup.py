@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from copy_tasks.probes.doc_sets import generate_docs
+from copy_tasks.probes.task_docs import generate_docs
 from copy_tasks.probes.families import FAMILIES
 from copy_tasks.probes.families.lookup import draw_instance, occurs_once, score_lookup
 from copy_tasks.probes.seeding import doc_rng

@@ -11,7 +11,7 @@ from text_corpus import write_corpus
 
 from copy_tasks.models.answers import EPSILON
 from copy_tasks.models.ngram_copier import NgramCopier
-from copy_tasks.probes.doc_sets import generate_docs
+from copy_tasks.probes.task_docs import generate_docs
 from copy_tasks.probes.families import FAMILIES
 
 
@@ -21,7 +21,7 @@ def verdicts(family: str, docs, **copier) -> list[tuple[float, bool]]:
     for doc in docs:
         model = NgramCopier(doc["prompt"], **copier)
         generated = model.generate(list(FAMILIES[family].stop_sequences), FAMILIES[family].generation_budget(doc))
-        exact = FAMILIES[family].score_generation(generated, doc)["exact_match"]
+        exact = FAMILIES[family].score_one_reading(generated, doc)["exact_match"]
         out.append((exact, model.score(doc["continuation"])[1]))
     return out
 

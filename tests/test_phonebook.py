@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from copy_tasks.probes.doc_sets import generate_docs
+from copy_tasks.probes.task_docs import generate_docs
 from copy_tasks.probes.families import FAMILIES
 from copy_tasks.probes.families.phonebook_copy import make_phonebook_doc, score_authors, score_generation
 from copy_tasks.probes.seeding import doc_rng

@@ -193,7 +193,7 @@ def test_a_cached_folder_whose_weights_changed_is_refused_and_one_without_a_reco
 # 4. A training run writes only into a folder it made or one of its own earlier runs.
 
 def test_a_training_run_refuses_a_folder_it_did_not_make_and_resumes_its_own(tmp_path, capsys):
-    from copy_tasks.experiments.train import RUN_MARKER, TrainError, claim_run_folder
+    from copy_tasks.experiments.train_command import RUN_MARKER, TrainError, claim_run_folder
 
     (tmp_path / "mine" / "tasks").mkdir(parents=True)
     (tmp_path / "mine" / "tasks" / "random_copy_5.yaml").write_text("the user's own")
@@ -236,7 +236,7 @@ def test_links_to_checkpoints_are_relative_and_relinking_a_moved_run_works(tmp_p
 
 @pytest.mark.parametrize("damage", ["no record", "corrupt record", "no results", "empty results folder"])
 def test_report_only_on_a_damaged_run_is_one_line(tmp_path, capsys, damage):
-    from copy_tasks.experiments.train import main as train_main
+    from copy_tasks.experiments.train_command import main as train_main
 
     run = tmp_path / "run"
     (run / "results" / "trained-mamba2").mkdir(parents=True)

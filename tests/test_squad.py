@@ -8,7 +8,7 @@ import pytest
 from conftest import read_results, run_command
 from squad_fixture import WORD_COUNTS, write_squad_file
 
-from copy_tasks.probes.doc_sets import generate_docs
+from copy_tasks.probes.task_docs import generate_docs
 from copy_tasks.probes.families.squad_length.data import (
     BIN_EDGES,
     SquadSourceError,

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from copy_tasks.harness import task_index_cache
-from copy_tasks.probes.files import CACHE_ENV
+from copy_tasks.common.files import CACHE_ENV
 
 
 @pytest.fixture

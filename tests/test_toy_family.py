@@ -21,7 +21,7 @@ from copy_tasks.experiments.tiny_models import build_tokenizer
 from copy_tasks.harness.registration import task_config_dir
 from copy_tasks.harness.task_yamls import expected_files
 from copy_tasks.probes.conformance import STYLES, scoring_groups, write_answer_key
-from copy_tasks.probes.doc_sets import generate_docs
+from copy_tasks.probes.task_docs import generate_docs
 from copy_tasks.probes.families import FAMILIES, family_table
 
 HERE = Path(__file__).resolve().parent
@@ -80,10 +80,10 @@ def toy_tasks(toy, tmp_path) -> Path:
     """A task folder holding the toy's as a new family's would ship: its generated YAMLs and its
     README."""
     for path, text in expected_files().items():
-        if path.parts[0] == toy.folder:
+        if path.parts[0] == toy.data_name:
             (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
             (tmp_path / path).write_text(text)
-    shutil.copy(HERE / "toy_family_README.md", tmp_path / toy.folder / "README.md")
+    shutil.copy(HERE / "toy_family_README.md", tmp_path / toy.data_name / "README.md")
     for shared in ("_generation_template_yaml", "_teacher_forced_template_yaml"):
         shutil.copy(task_config_dir() / shared, tmp_path / shared)
     return tmp_path

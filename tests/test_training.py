@@ -31,7 +31,7 @@ from copy_tasks.experiments.training import (
     train,
     training_example,
 )
-from copy_tasks.probes.doc_sets import generate_docs
+from copy_tasks.probes.task_docs import generate_docs
 
 QUICK = RECIPES["quick"]
 

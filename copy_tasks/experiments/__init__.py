@@ -3,8 +3,9 @@
 - `lm_eval_runner`: the one way an experiment launches lm-eval (`copy-tasks run` in a subprocess);
 - `suite`: `copy-tasks suite`, the offline families on the real and reference models, then the
   leaderboard (the README's main job, the published leaderboard);
-- `train` and `training`: `copy-tasks train`, small models trained from scratch on our probes
-  and scored through lm-eval (the command, and the training loop);
+- `train_command`: `copy-tasks train`, small models trained from scratch on our probes
+  (`training`: the training loop; `architectures`: the models) and scored through lm-eval
+  (`train_evaluation`), then reported (`train_report`);
 - `reference_curves`: `copy-tasks reference-curves`, the reference models' curves page;
 - `real_models` and `tiny_models`: preparing the real models from PyPI (`copy-tasks model`) and
   building tiny random models for tests and benchmarks.

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from copy_tasks.harness.model_info import PREPARED_MARKER
-from copy_tasks.probes.files import CACHE_ENV, cache_root, new_file_mode
+from copy_tasks.common.files import CACHE_ENV, cache_root, new_file_mode
 
 DEFAULT_MODEL = "gemma-3-270m"
 

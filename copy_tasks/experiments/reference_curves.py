@@ -16,7 +16,7 @@ from pathlib import Path
 from copy_tasks.models.answers import cut_at_stops
 from copy_tasks.models.bounded_state import LETTER_BITS, BoundedStateReader
 from copy_tasks.models.ngram_copier import NgramCopier, mode_name
-from copy_tasks.probes.doc_sets import generate_docs
+from copy_tasks.probes.task_docs import generate_docs
 from copy_tasks.probes.families import FAMILIES
 from copy_tasks.report.plots import Line, line_plot
 
@@ -43,7 +43,7 @@ def exact_match(family_name: str, length: int, docs: int, generate) -> float:
     family = FAMILIES[family_name]
     batch = generate_docs(family_name, length, SEED, docs)
     until = list(family.stop_sequences)
-    return sum(family.score_generation(generate(doc["prompt"], until, family.generation_budget(doc)), doc)[
+    return sum(family.score_one_reading(generate(doc["prompt"], until, family.generation_budget(doc)), doc)[
         "exact_match"] for doc in batch) / len(batch)
 
 

@@ -10,11 +10,8 @@ One lm-eval run per model and setting (`copy_tasks.experiments.lm_eval_runner`),
   (`--apply_chat_template`, run label `smollm2-135m-chat`); both reference models over every
   length and variant at the families' default doc counts.
 
-Which lengths of each offline family the pretrained models run, per preset and variant, is the
-family's declaration (`Family.suite_lengths`): today every family teacher-forced up to 100 and
-the phone book and lookups also generated up to 100 in `quick` (4 minutes on 2 cores); the phone book and random
-strings up to 200, the lookups up to 500 and n = 1 to 8 in `published`; the phone book and
-random strings under the chat template.
+Which lengths of each offline family the pretrained models run, per preset and variant, is
+`SUITE_LENGTHS` below.
 
 Models prepared by `copy-tasks model` are run as `pretrained=<name>` from a folder of links to
 them in the model cache (`by_name/`), so the results name the model, not a path on this machine.
@@ -32,6 +29,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -46,7 +44,7 @@ from copy_tasks.probes.options import DOCS, UserError, one_line_errors
 class Preset:
     """Which models a preset runs, how many docs each variant gets, how many docs the reference
     models get, and which models also run under their chat template. The lengths each family
-    runs at are the family's declaration (`Family.suite_lengths`)."""
+    runs at are `suite_lengths`."""
 
     models: tuple[str, ...]
     docs: int  # per length, the same docs generated and teacher-forced
@@ -63,6 +61,62 @@ PRESETS = {
     "published": Preset(models=("gemma-3-270m", "smollm2-135m", *REFERENCE_MODELS), docs=25, reference_docs=None,
                         chat_models=("smollm2-135m",)),
 }
+
+
+@dataclass(frozen=True)
+class SuiteLengths:
+    """The lengths at which the suite runs its pretrained models on a family, per preset and
+    variant (none: not run in that variant); the reference models run every length.
+
+    `quick` is the README's main job, `published` the published leaderboard (the same lengths
+    generated and teacher-forced, so verdicts can be compared doc by doc), `chat` the published
+    preset's runs under a chat template (both variants).
+
+        >>> SuiteLengths(quick_generation=(20,), published=(10, 20)).lengths("quick", GENERATION)
+        (20,)
+    """
+
+    quick_generation: tuple[int, ...] = ()
+    quick_teacher_forced: tuple[int, ...] = ()
+    published: tuple[int, ...] = ()
+    chat: tuple[int, ...] = ()
+
+    def lengths(self, preset: str, variant: str) -> tuple[int, ...]:
+        """The lengths of one preset (`quick`, `published` or `chat`) and variant."""
+        if preset == "quick":
+            return self.quick_generation if variant == GENERATION else self.quick_teacher_forced
+        return {"published": self.published, "chat": self.chat}[preset]
+
+
+def up_to(longest: int) -> Callable[[Family], tuple[int, ...]]:
+    """A family's lengths up to `longest`."""
+    return lambda family: tuple(length for length in family.lengths if length <= longest)
+
+
+# What each family runs in the suite (a family not named: teacher-forced at its two shortest
+# lengths in `quick`, both variants at its three shortest in `published`). The main job stops
+# at 100 (to finish in 4 minutes on 2 cores): at 200 entries (3,200 tokens a prompt on Gemma 3)
+# the phone book's teacher forcing alone took 110 s of its 6.5 minutes.
+SUITE_LENGTHS = {
+    "phonebook_copy": lambda family: SuiteLengths(quick_generation=(20, 50, 100), quick_teacher_forced=(20, 50, 100),
+                                                  published=up_to(200)(family), chat=up_to(200)(family)),
+    "random_copy": lambda family: SuiteLengths(quick_teacher_forced=up_to(100)(family),
+                                               published=up_to(200)(family), chat=up_to(200)(family)),
+    "dup_ngram_copy": lambda family: SuiteLengths(quick_teacher_forced=family.lengths, published=family.lengths),
+    **dict.fromkeys(("lookup_prefix", "lookup_suffix"), lambda family: SuiteLengths(
+        quick_generation=up_to(100)(family), quick_teacher_forced=up_to(100)(family), published=up_to(500)(family))),
+}
+
+
+def suite_lengths(family: Family) -> SuiteLengths:
+    """The lengths the suite runs a family at (`SUITE_LENGTHS`).
+
+    >>> suite_lengths(FAMILIES["c4_copy_shuffled"]).lengths("published", TEACHER_FORCED)
+    (25, 50, 100)
+    """
+    lengths = SUITE_LENGTHS.get(family.name)
+    return lengths(family) if lengths else SuiteLengths(quick_teacher_forced=family.lengths[:2],
+                                                        published=family.lengths[:3])
 
 
 def offline_families() -> list[Family]:
@@ -101,10 +155,10 @@ class SuiteRun:
 
 def _tasks(lengths_preset: str | None, variant: str) -> tuple[str, ...]:
     """The task names of one variant, family by family, at the lengths each family declares for
-    the preset (`Family.suite_lengths`; None: every length)."""
+    the preset (`suite_lengths`; None: every length)."""
     return tuple(family.task_name(length, variant == TEACHER_FORCED) for family in offline_families()
                  for length in (family.lengths if lengths_preset is None else
-                                family.suite_lengths.lengths(lengths_preset, variant)))
+                                suite_lengths(family).lengths(lengths_preset, variant)))
 
 
 CHAT_SUFFIX = "-chat"
@@ -160,7 +214,7 @@ def run_suite(preset_name: str, out: Path, labels: tuple[str, ...] | None = None
     """Run every model of the preset into `out/results/<label>/`, then build the leaderboard in
     `out`."""
     from copy_tasks.experiments.real_models import MODELS, prepare
-    from copy_tasks.probes.files import cache_root
+    from copy_tasks.common.files import cache_root
     from copy_tasks.report.build import build_leaderboard
 
     out = out.resolve()

@@ -133,8 +133,8 @@ def training_example(recipe: Recipe, task: str, seed: int, index: int) -> Exampl
     chooser = doc_rng("training-stream", "2", 0, seed, index, domain=f"{TRAINING_DOMAIN}/{task}")
     low, high = recipe.lengths(task)
     length = int(chooser.integers(low, high + 1))
-    rng = doc_rng(family.seed_key, family.data_version, length, seed, index, domain=f"{TRAINING_DOMAIN}/{task}")
-    doc = family.make_doc(rng, length, **(COPY_OPTIONS if task == "copy" else LOOKUP_OPTIONS))
+    rng = doc_rng(family.data_name, family.data_version, length, seed, index, domain=f"{TRAINING_DOMAIN}/{task}")
+    doc = family.draw_doc(rng, length, **(COPY_OPTIONS if task == "copy" else LOOKUP_OPTIONS))
     return Example(task, length, doc["prompt"], doc["continuation"], doc["prompt"] + doc["continuation"] + END)
 
 

@@ -24,7 +24,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from copy_tasks.harness.cli_checks import check_run
+from copy_tasks.probes.run_checks import check_options_and_sources
 from copy_tasks.probes.families import family_named, user_options
 from copy_tasks.probes.family import GENERATION, TEACHER_FORCED_SUFFIX, Family
 from copy_tasks.probes.options import PREFIX, UserError
@@ -66,7 +66,7 @@ class Split:
 
 
 def _check_lengths(family: Family, lengths: Sequence[int]) -> None:
-    if family.make_docs is not None and (fixed := [length for length in lengths if length not in family.lengths]):
+    if family.select_docs is not None and (fixed := [length for length in lengths if length not in family.lengths]):
         raise UserError(f"{family.name} has no length {fixed[0]}: it selects its docs from a dataset in fixed bins "
                         f"({', '.join(map(str, family.lengths))})")
 
@@ -90,7 +90,7 @@ def plan(families: Sequence[str], lengths: Sequence[int] | None, variant: str,
         family = family_named(name)
         chosen = list(dict.fromkeys(family.length_option().parse(length) for length in lengths or family.lengths))
         _check_lengths(family, chosen)
-        check_run(metadata, [family.task_name(length) for length in chosen])
+        check_options_and_sources(metadata, [family.task_name(length) for length in chosen])
         for length in chosen:
             try:
                 rows = task_rows(family.name, length, variant, metadata)

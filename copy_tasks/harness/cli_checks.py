@@ -4,6 +4,7 @@ lm-eval builds tasks only after loading the model, so an option error raised by 
 hook would surface minutes later as a traceback from deep inside lm-eval. Every command-line
 run (`lm_eval`, `python -m lm_eval`, `copy-tasks run`, with or without `--config`) passes
 through `check_or_exit` first (see `copy_tasks.harness.registration`): it checks our keys in
+(`copy_tasks.probes.run_checks`)
 the merged `--model_args` and `--metadata`, and reads the data sources of the families the run
 asks for (C4 or local text, SQuAD), including that a text source has passages long enough for
 the requested lengths, and refuses `--batch_size auto` on the Transformers backends (below). A
@@ -16,33 +17,8 @@ import sys
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from copy_tasks.probes.families import FAMILIES, parse_task_name, user_options
-from copy_tasks.probes.family import Family
-from copy_tasks.probes.options import SourceOption, UserError, parse_present
-
-UMBRELLA_GROUPS = {"copy_tasks": lambda family: True, "copy_tasks_offline": lambda family: not family.needs_download}
-
-
-def requested(tasks: Iterable[str]) -> dict[Family, set[int]]:
-    """The families a list of task and group names runs, with the lengths (all of a group's).
-
-    >>> {family.name: sorted(lengths) for family, lengths in requested(["c4_copy_shuffled_50", "arc_easy"]).items()}
-    {'c4_copy_shuffled': [50]}
-    """
-    found: dict[Family, set[int]] = {}
-    for task in tasks:
-        if task in UMBRELLA_GROUPS:
-            for family in FAMILIES.values():
-                if UMBRELLA_GROUPS[task](family):
-                    found.setdefault(family, set()).update(family.lengths)
-            continue
-        group = FAMILIES.get(task.removesuffix("_tf"))
-        if group is not None:
-            found.setdefault(group, set()).update(group.lengths)
-        elif (parsed := parse_task_name(task)) is not None:
-            found.setdefault(FAMILIES[parsed[0]], set()).add(parsed[2])
-    return found
-
+from copy_tasks.probes.options import UserError
+from copy_tasks.probes.run_checks import check_options_and_sources, requested, task_names
 
 # Backends whose `--batch_size auto` sizes the batch by a forward pass at the model's whole
 # context with every logit of its vocabulary (lm-eval's HFLM): for Gemma 3 270M, 32,768 tokens
@@ -72,14 +48,9 @@ def check_run(metadata: Mapping[str, Any], tasks: Iterable[str] | str, model: st
     """Raise UserError for a bad or unknown `copy_tasks_*` key, a data source that a requested
     task cannot read or that is too short for its lengths, or `--batch_size auto` on a backend
     that sizes it at the model's full context (when the run asks for any of our tasks)."""
-    tasks = tasks.split(",") if isinstance(tasks, str) else [name for item in tasks for name in str(item).split(",")]
-    given = parse_present(metadata, user_options())
-    if requested(tasks):
+    if requested(task_names(tasks)):
         check_batch_size(model, batch_size)
-    for family, lengths in requested(tasks).items():
-        for option in family.options:
-            if isinstance(option, SourceOption):
-                option.check(given.get(option.key, option.default), max(lengths))
+    check_options_and_sources(metadata, tasks)
 
 
 def check_or_exit(metadata: Mapping[str, Any], tasks: Iterable[str] | str, model: str | None = None,

@@ -41,7 +41,7 @@ from lm_eval.api.task import ConfigurableTask
 
 from copy_tasks import __version__
 from copy_tasks.harness.backend_limits import BackendLimits, backend_limits, log, warn_once
-from copy_tasks.harness.decoding import non_greedy
+from copy_tasks.probes.decoding import non_greedy
 from copy_tasks.harness.lm_eval_internals import model_of_running_evaluate
 from copy_tasks.harness.model_info import model_type_of, positions_of, prepared_source
 from copy_tasks.probes.families import family_named

@@ -5,7 +5,7 @@ folders: lm-eval 0.4.13 parses each of the 14,000 YAML files of its own tasks, a
 CPU on 2 cores (and 8 s on a busy machine) before anything else happens. That folder changes
 only when lm-eval is installed or edited, so the start-up hook's index patch
 (`registration.patch_task_index`) keeps its index in `<cache>/lm_eval_index/`
-(`copy_tasks.probes.files.cache_root`), keyed by lm-eval's version, the folder and the name,
+(`copy_tasks.common.files.cache_root`), keyed by lm-eval's version, the folder and the name,
 size, modification and change times and inode of every file in it: any edit of a file is a
 new key (an edit that keeps size and modification time, `touch -r`, still moves the change
 time), indexed anew. Reading the stored index takes under a second. Every other folder (ours,
@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from copy_tasks.harness.switches import switched_off
-from copy_tasks.probes.files import cache_root, write_atomically
+from copy_tasks.common.files import cache_root, write_atomically
 
 log = logging.getLogger("copy_tasks")
 SWITCH = "COPY_TASKS_INDEX_CACHE"

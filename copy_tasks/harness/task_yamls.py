@@ -87,7 +87,7 @@ def expected_files() -> dict[Path, str]:
     files: dict[Path, str] = {}
     groups: list[tuple[str, Family]] = []
     for family in FAMILIES.values():
-        folder = Path(family.folder)
+        folder = Path(family.data_name)
         for teacher_forced in (False, True):
             files[folder / template_name(family, teacher_forced)] = _template_yaml(family, teacher_forced)
             group = family.name + (TEACHER_FORCED_SUFFIX if teacher_forced else "")
@@ -116,7 +116,7 @@ def write_length_tasks(family: Family, lengths: list[int], out: Path) -> tuple[l
             if length in family.lengths:
                 shipped.append(name)
                 continue
-            template = task_config_dir() / family.folder / template_name(family, teacher_forced)
+            template = task_config_dir() / family.data_name / template_name(family, teacher_forced)
             out.mkdir(parents=True, exist_ok=True)
             (out / f"{name}.yaml").write_text(_task_yaml(family, length, teacher_forced, include=str(template),
                                                          header=LENGTHS_HEADER))

@@ -28,7 +28,7 @@ def build_dataset(
 def process_generation(doc: dict, results: list[str]) -> dict[str, float]:
     """Metrics of one generated answer under our rule and the authors' (lm-eval passes
     `[generation]`)."""
-    return family_named(doc["family"]).score_both(results[0], doc)
+    return family_named(doc["family"]).score_both_rules(results[0], doc)
 
 
 def process_teacher_forced(doc: dict, results: list[tuple[float, bool]]) -> dict[str, float]:

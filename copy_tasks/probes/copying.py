@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from copy_tasks.probes.family import Family, SuiteLengths
+from copy_tasks.probes.family import Family
 from copy_tasks.probes.options import ChoiceOption, Option
 
 COPY_FORMATS = ("natural", "paper")
@@ -131,16 +131,16 @@ def score_copy_doc_authors(generation: str, doc: dict) -> dict[str, float]:
     return {"authors_exact_match": float(generation[: len(doc["target"])] == doc["target"])}
 
 
-def copy_family(name: str, summary: str, unit: str, lengths: tuple[int, ...], make_doc: Callable[..., dict], *,
+def copy_family(name: str, summary: str, unit: str, lengths: tuple[int, ...], draw_doc: Callable[..., dict], *,
                 default_docs: int = 200, min_length: int = 2, max_length: int = 100_000, downloads: str = "",
-                data_key: str = "", options: tuple[Option, ...] = (), suite: SuiteLengths | None = None) -> Family:
+                data_key: str = "", options: tuple[Option, ...] = ()) -> Family:
     """A copy family: the copy prompt, stop at a blank line, scored by `score_copy` (ours) and
     `score_copy_authors`; scoring group `copies`."""
     return Family(
         name=name, summary=summary, unit=unit, lengths=lengths, default_docs=default_docs, min_length=min_length,
         max_length=max_length,
-        downloads=downloads, make_doc=make_doc, score_generation=score_copy_doc,
-        score_authors=score_copy_doc_authors, scoring_group="copies", suite=suite,
+        downloads=downloads, draw_doc=draw_doc, score_one_reading=score_copy_doc,
+        score_authors_rule=score_copy_doc_authors, scoring_group="copies",
         stop_sequences=("\n\n",), data_key=data_key, options=options,
         chat_instruction="Here is a passage, then the same passage again. Write it out once more, word for word, "
                          "starting from its first word.",

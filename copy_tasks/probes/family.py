@@ -2,10 +2,10 @@
 
 Each module of `copy_tasks.probes.families` declares its families, with `register(Family(...))`:
 what it probes, unit, lengths, doc count, options, generator, scorer, stop sequences, metrics,
-versions, its scoring group and the lengths the suite runs. Everything else is derived from
+versions and its scoring group. Everything else is derived from
 that declaration: the family table (`copy-tasks list` and the README's), the task YAMLs
-(`copy_tasks.harness.task_yamls`), the option checks, the conformance battery's groups, the
-suite's presets and the family-contract tests.
+(`copy_tasks.harness.task_yamls`), the option checks, the conformance battery's groups and the
+family-contract tests. (Which lengths `copy-tasks suite` runs is the suite's: `copy_tasks.experiments.suite`.)
 """
 
 from __future__ import annotations
@@ -24,40 +24,6 @@ VARIANTS = (GENERATION, TEACHER_FORCED)
 
 
 @dataclass(frozen=True)
-class SuiteLengths:
-    """The lengths at which `copy-tasks suite` runs its pretrained models on a family, per
-    preset and variant (none: not run in that variant); the reference models run every length.
-
-    `quick` is the README's main job, `published` the published leaderboard (the same lengths
-    generated and teacher-forced, so verdicts can be compared doc by doc), `chat` the published
-    preset's runs under a chat template (both variants)."""
-
-    quick_generation: tuple[int, ...] = ()
-    quick_teacher_forced: tuple[int, ...] = ()
-    published: tuple[int, ...] = ()
-    chat: tuple[int, ...] = ()
-
-    def lengths(self, preset: str, variant: str) -> tuple[int, ...]:
-        """The lengths of one preset (`quick`, `published` or `chat`) and variant.
-
-        >>> SuiteLengths(quick_generation=(20,), published=(10, 20)).lengths("quick", GENERATION)
-        (20,)
-        """
-        if preset == "quick":
-            return self.quick_generation if variant == GENERATION else self.quick_teacher_forced
-        return {"published": self.published, "chat": self.chat}[preset]
-
-
-def up_to(lengths: tuple[int, ...], longest: int) -> tuple[int, ...]:
-    """The lengths up to `longest`.
-
-    >>> up_to((10, 20, 50, 100), 50)
-    (10, 20, 50)
-    """
-    return tuple(length for length in lengths if length <= longest)
-
-
-@dataclass(frozen=True)
 class Family:
     """One probe family. Task `<name>_<length>`, teacher-forced task `<name>_tf_<length>`."""
 
@@ -67,11 +33,15 @@ class Family:
     lengths: tuple[int, ...]
     default_docs: int
     min_length: int
-    make_doc: Callable[..., dict] | None  # (rng, length, **options) -> doc
-    score_generation: Callable[[str, dict], dict[str, float]]  # (generation, doc) -> our metrics
+    # Draws one doc from its own random stream: (rng, length, **options) -> doc (None for a
+    # family that selects docs from a dataset, `select_docs`).
+    draw_doc: Callable[..., dict] | None
+    # (one reading of the answer, doc) -> our metrics; `score_our_rule` takes the better of the
+    # answer's readings (with or without a restatement of the prompt's last line).
+    score_one_reading: Callable[[str, dict], dict[str, float]]
     # (generation, doc) -> the authors' rule: their post-processing of the generation and their
     # comparison, as metrics named `authors_*` (`authors_metrics`), reported beside ours.
-    score_authors: Callable[[str, dict], dict[str, float]]
+    score_authors_rule: Callable[[str, dict], dict[str, float]]
     stop_sequences: tuple[str, ...]  # the generation's `until`
     # The conformance battery's group: families in one group read their answers alike, so a
     # style of answering gets the same verdict in all of them (`copy_tasks.probes.conformance`).
@@ -91,7 +61,7 @@ class Family:
     options: tuple[Option, ...] = field(default_factory=tuple)
     # Families that select docs from a dataset instead of drawing each one:
     # (length, seed, count, **options) -> up to `count` docs. Their lengths are fixed bins.
-    make_docs: Callable[..., list[dict]] | None = None
+    select_docs: Callable[..., list[dict]] | None = None
     # The answers the generation scorer accepts, as the model would write them after the
     # prompt (each may also follow a restatement of the prompt's last line:
     # `accepted_answers`); the generation budget fits the longest (`copy_tasks.probes.budgets`).
@@ -105,17 +75,10 @@ class Family:
     # alone, which bumps `task_version`, the lm-eval task version (see the family's README).
     data_version: str = "1.0"
     task_version: str = "3.1"
-    # What the suite runs; None: teacher-forced at the two shortest lengths in the main job,
-    # both variants at the three shortest in the published preset.
-    suite: SuiteLengths | None = None
 
     @property
     def needs_download(self) -> bool:
         return bool(self.downloads)
-
-    @property
-    def suite_lengths(self) -> SuiteLengths:
-        return self.suite or SuiteLengths(quick_teacher_forced=self.lengths[:2], published=self.lengths[:3])
 
     def length_option(self) -> IntOption:
         """The option that checks a length of this family."""
@@ -134,16 +97,16 @@ class Family:
         """The doc as a chat: the user's turn and the assistant's prefill."""
         return chat_prompt(doc["prompt"], self.chat_instruction, self.chat_prefill_at)
 
-    def score_ours(self, generation: str, doc: dict) -> dict[str, float]:
+    def score_our_rule(self, generation: str, doc: dict) -> dict[str, float]:
         """Our metrics of one generated answer: of its better reading, with or without a
         restatement of the prompt's last line (`copy_tasks.probes.chat.readings`); on a tie,
         the answer as written."""
-        scored = [self.score_generation(reading, doc) for reading in readings(generation, given_start(doc["prompt"]))]
+        scored = [self.score_one_reading(reading, doc) for reading in readings(generation, given_start(doc["prompt"]))]
         return max(scored, key=lambda metrics: [metrics[name] for name in ("exact_match", *self.partial_credit)])
 
-    def score_both(self, generation: str, doc: dict) -> dict[str, float]:
+    def score_both_rules(self, generation: str, doc: dict) -> dict[str, float]:
         """Our metrics and the authors' (who read the answer as written) of one generated answer."""
-        return self.score_ours(generation, doc) | self.score_authors(generation, doc)
+        return self.score_our_rule(generation, doc) | self.score_authors_rule(generation, doc)
 
     def accepted_answers(self, doc: dict) -> tuple[str, ...]:
         """Every answer our rule accepts, as written after the prompt."""
@@ -154,12 +117,9 @@ class Family:
         return generation_budget(self.accepted_answers(doc))
 
     @property
-    def seed_key(self) -> str:
-        return self.data_key or self.name
-
-    @property
-    def folder(self) -> str:
-        """Its folder in task_configs/: families that share their data share a folder."""
+    def data_name(self) -> str:
+        """The name of its data: it keys the random draws of doc i and names its folder in
+        task_configs/ (families with one `data_key` share both)."""
         return self.data_key or self.name
 
 

@@ -4,8 +4,8 @@
 or of `copy_tasks.probes.task_docs.task_rows`) and the text a model wrote after the doc's
 prompt, and returns what our generation task reports for it, under both rules
 (`docs/scoring.md`): ours (`exact_match` and its partial credit: `prefix_match`,
-`symbol_accuracy` or `f1`, `Family.score_ours`) and the authors' (`authors_exact_match`, SQuAD
-also `authors_f1`, `Family.score_authors`). The answer is cut before the first of the family's
+`symbol_accuracy` or `f1`, `Family.score_our_rule`) and the authors' (`authors_exact_match`, SQuAD
+also `authors_f1`, `Family.score_authors_rule`). The answer is cut before the first of the family's
 stop sequences, as lm-eval's backends cut it, so a model run without stop sequences gets the
 verdict it would get in our task.
 
@@ -78,7 +78,7 @@ def score(doc: Mapping[str, Any], answer: str) -> dict[str, float]:
         raise TypeError(f"answer must be the text the model wrote (a str), got {type(answer).__name__}")
     doc = checked_doc(doc, "prompt", "target")
     family = family_named(doc["family"])
-    return family.score_both(cut_at_stops(answer, family.stop_sequences), doc)
+    return family.score_both_rules(cut_at_stops(answer, family.stop_sequences), doc)
 
 
 REQUIRED = ("family", "prompt", "target", "continuation")  # what every doc of ours holds

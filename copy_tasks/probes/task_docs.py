@@ -1,9 +1,16 @@
-"""The docs of one task as our lm-eval tasks score them, and their fingerprint.
+"""The docs of one task: drawn deterministically, as our lm-eval tasks score them, and their
+fingerprint.
 
-One function makes the rows of a task (family, length, variant and the `--metadata` options):
-the family's docs (`copy_tasks.probes.doc_sets.generate_docs`) with each doc's generation
-budget. lm-eval's dataset hook (`copy_tasks.harness.yaml_functions.build_dataset`) and the
-exporter (`copy-tasks export`) both call it, and both fingerprint the rows with
+`generate_docs` draws a task's docs: (family, length, seed, count, options) -> docs. Doc i
+depends only on (data family, its data version, length, seed, i) and the family's options,
+never on the other docs, so `--limit`, the doc count and data-parallel ranks all see the same
+doc i. Doc sets are cached per process, so a generation task and its teacher-forced twin
+generate the data once.
+
+`task_rows` makes the rows of a task (family, length, variant and the `--metadata` options):
+the family's docs with each doc's generation budget. lm-eval's dataset hook
+(`copy_tasks.harness.yaml_functions.build_dataset`) and the exporter (`copy-tasks export`) both
+call it, and both fingerprint the rows with
 `docs_fingerprint`, which the task records in the results under
 `configs.<task>.metadata.copy_tasks_docs_sha256`.
 
@@ -17,12 +24,38 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Mapping
+from functools import lru_cache
 from typing import Any
 
-from copy_tasks.probes.doc_sets import generate_docs
 from copy_tasks.probes.families import family_named, task_settings
 from copy_tasks.probes.family import VARIANTS
 from copy_tasks.probes.options import OptionError
+from copy_tasks.probes.seeding import doc_rng
+
+
+@lru_cache(maxsize=64)
+def generate_docs(
+    family: str, length: int, seed: int, count: int, doc_options: tuple[tuple[str, Any], ...] = (),
+) -> tuple:
+    """`count` docs of one task: the family's doc fields plus identification fields.
+
+    `doc_options` are the family's options as (argument, value) pairs; omitted ones take
+    their defaults. The family's `data_version` keys the random draws.
+
+    >>> docs = generate_docs("phonebook_copy", 20, 1234, 2)
+    >>> [d["index"] for d in docs], docs[0]["unit"], docs[0]["prompt"].count("\\n")
+    ([0, 1], 'entries', 24)
+    """
+    spec = family_named(family)
+    options = {option.argument: option.default for option in spec.options} | dict(doc_options)
+    if spec.select_docs is not None:
+        docs = spec.select_docs(length, seed, count, **options)
+    else:
+        docs = [spec.draw_doc(doc_rng(spec.data_name, spec.data_version, length, seed, index), length, **options)
+                for index in range(count)]
+    for index, doc in enumerate(docs):
+        doc.update(family=family, length=length, unit=spec.unit, seed=seed, index=index)
+    return tuple(docs)
 
 
 def task_rows(family_name: str, length: Any, variant: str, metadata: Mapping[str, Any]) -> list[dict]:

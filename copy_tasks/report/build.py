@@ -24,7 +24,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from copy_tasks.probes.files import write_all_atomically
+from copy_tasks.common.files import write_all_atomically
 from copy_tasks.probes.options import one_line_errors
 from copy_tasks.report.html_page import PAGE_NAME, page_html, result_links
 from copy_tasks.report.plots import all_plots

@@ -4,7 +4,7 @@ When only the scoring changes (a task version bump whose docs, prompts and gener
 are the same), the answers a model gave are still its answers. `copy-tasks rescore RUN --out
 DIR` reads every `results_<date>.json` under RUN with its `samples_<task>_<date>.jsonl`, scores
 each generation sample's answer (`filtered_resps`) with its family's rules (ours and the
-authors', `Family.score_both`), and writes the results and samples under the same names into
+authors', `Family.score_both_rules`), and writes the results and samples under the same names into
 DIR, which must not hold them already. A task's metrics are re-aggregated as lm-eval
 does (`mean`, stderr = sample standard deviation / sqrt(n)) over the docs that fit; its
 version becomes the current one, and its metadata records `copy_tasks_rescored_from` (the
@@ -118,7 +118,7 @@ def rescore_samples(task: str, samples: list[dict], path: Path | str = "samples"
         except (TypeError, ValueError) as error:
             raise RescoreRefused(f"{path}: {task}: sample {number}: {error}") from None
         if sample.get("overflow") != 1.0:
-            metrics |= family.score_both(answer, doc)
+            metrics |= family.score_both_rules(answer, doc)
         rescored.append({**sample, **metrics, "metrics": [*family.generation_metrics, "overflow"]})
     return rescored
 

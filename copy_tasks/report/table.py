@@ -24,7 +24,7 @@ import csv
 import io
 from pathlib import Path
 
-from copy_tasks.probes.files import TEMPORARY_SUFFIX
+from copy_tasks.common.files import TEMPORARY_SUFFIX
 from copy_tasks.report.rows import COLUMNS, NUMERIC_COLUMNS, SCHEMA_VERSION, LeaderboardRow
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")

@@ -92,7 +92,7 @@ def lengths_text(family: Family) -> str:
     ('1 to 8', 'bins up to 100, 150, 200, 300, 1000')
     """
     lengths = family.lengths
-    if family.make_docs is not None:
+    if family.select_docs is not None:
         return "bins up to " + ", ".join(map(str, lengths))
     if len(lengths) > 3 and lengths == tuple(range(lengths[0], lengths[-1] + 1)):
         return f"{lengths[0]} to {lengths[-1]}"

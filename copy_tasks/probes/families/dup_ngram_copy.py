@@ -9,7 +9,7 @@ import numpy as np
 
 from copy_tasks.probes import names
 from copy_tasks.probes.copying import COPY_FORMAT, copy_doc, copy_family, paper_copy_doc
-from copy_tasks.probes.family import SuiteLengths, register
+from copy_tasks.probes.family import register
 
 STRING_LENGTH = 64
 ALPHABET_SIZE = 256
@@ -73,5 +73,5 @@ LENGTHS = (1, 2, 3, 4, 5, 6, 7, 8)
 FAMILY = register(copy_family(
     "dup_ngram_copy", f"a {STRING_LENGTH}-symbol string with one duplicated n-gram", "n", LENGTHS, make_dup_ngram_doc,
     min_length=1, max_length=(STRING_LENGTH - 2) // 2,  # two copies of the n-gram and a symbol between
-    suite=SuiteLengths(quick_teacher_forced=LENGTHS, published=LENGTHS), options=(COPY_FORMAT,),
+    options=(COPY_FORMAT,),
 ))

@@ -32,7 +32,7 @@ from functools import partial
 
 import numpy as np
 
-from copy_tasks.probes.family import Family, SuiteLengths, against_target, register, up_to
+from copy_tasks.probes.family import Family, against_target, register
 from copy_tasks.probes.options import ChoiceOption, IntOption
 
 ALPHABET = np.frombuffer(b"abcdefghijklmnopqrstuvwxyz", dtype=np.uint8)
@@ -218,13 +218,11 @@ def lookup_family(key_place: str) -> Family:
         lengths=LENGTHS,
         default_docs=200,
         min_length=2,
-        make_doc=partial(make_lookup_doc, key_place=key_place),
-        score_generation=against_target(score_lookup),
-        score_authors=against_target(score_lookup_authors),
+        draw_doc=partial(make_lookup_doc, key_place=key_place),
+        score_one_reading=against_target(score_lookup),
+        score_authors_rule=against_target(score_lookup_authors),
         stop_sequences=("\n", "."),
         scoring_group="lookups",
-        suite=SuiteLengths(quick_generation=up_to(LENGTHS, 100), quick_teacher_forced=up_to(LENGTHS, 100),
-                           published=up_to(LENGTHS, 500)),
         partial_credit=("symbol_accuracy",),
         data_key="lookup",
         options=LOOKUP_OPTIONS,

@@ -14,7 +14,7 @@ import re
 import numpy as np
 
 from copy_tasks.probes.chat import after_first_block
-from copy_tasks.probes.family import Family, SuiteLengths, against_target, register, up_to
+from copy_tasks.probes.family import Family, against_target, register
 from copy_tasks.probes.names import draw_full_names
 
 DIGITS = 10
@@ -143,16 +143,11 @@ FAMILY = register(Family(
     lengths=LENGTHS,
     default_docs=200,
     min_length=3,
-    make_doc=make_phonebook_doc,
-    score_generation=against_target(score_generation),
-    score_authors=against_target(score_authors),
+    draw_doc=make_phonebook_doc,
+    score_one_reading=against_target(score_generation),
+    score_authors_rule=against_target(score_authors),
     stop_sequences=("\n",),
     scoring_group="phone book",
-    # The main job stops at 100 (as every family's does, to finish in 4 minutes on 2 cores): at
-    # 200 entries (3,200 tokens a prompt on Gemma 3) teacher forcing alone took 110 s of its
-    # 6.5 minutes; the published preset goes to 200.
-    suite=SuiteLengths(quick_generation=(20, 50, 100), quick_teacher_forced=(20, 50, 100),
-                       published=up_to(LENGTHS, 200), chat=up_to(LENGTHS, 200)),
     chat_instruction="Here is a phone book. Look up phone numbers in it.",
     chat_prefill_at=after_first_block,  # the two example lookups and the query open the model's turn
 ))

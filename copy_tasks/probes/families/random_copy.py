@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from copy_tasks.probes.copying import COPY_FORMAT, copy_doc, copy_family, paper_copy_doc
-from copy_tasks.probes.family import SuiteLengths, register, up_to
+from copy_tasks.probes.family import register
 
 LETTERS = tuple("abcdefghijklmnopqrstuvwxyz")
 
@@ -32,6 +32,5 @@ def make_random_copy_doc(rng: np.random.Generator, length: int, fmt: str = "natu
 LENGTHS = (10, 20, 50, 100, 200, 500, 1000)
 FAMILY = register(copy_family(
     "random_copy", "a uniform random string over a-z", "symbols", LENGTHS, make_random_copy_doc,
-    suite=SuiteLengths(quick_teacher_forced=up_to(LENGTHS, 100), published=up_to(LENGTHS, 200),
-                       chat=up_to(LENGTHS, 200)), options=(COPY_FORMAT,),
+    options=(COPY_FORMAT,),
 ))

@@ -1,0 +1,2 @@
+"""What every layer of copy-tasks shares and that is about none of them: its own files (atomic
+writes, the cache folder)."""

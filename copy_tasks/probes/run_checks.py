@@ -1,0 +1,58 @@
+"""Check a run's `copy_tasks_*` options and data sources against the tasks it asks for,
+before any doc is drawn or model loaded: a bad or unknown key, or a data source a requested task
+cannot read or that is too short for its lengths, raises `UserError` naming it.
+
+Command-line runs check here first (`copy_tasks.harness.cli_checks`), and so does
+`copy-tasks export`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from copy_tasks.probes.families import FAMILIES, parse_task_name, user_options
+from copy_tasks.probes.family import Family
+from copy_tasks.probes.options import SourceOption, parse_present
+
+UMBRELLA_GROUPS = {"copy_tasks": lambda family: True, "copy_tasks_offline": lambda family: not family.needs_download}
+
+
+def requested(tasks: Iterable[str]) -> dict[Family, set[int]]:
+    """The families a list of task and group names runs, with the lengths (all of a group's).
+
+    >>> {family.name: sorted(lengths) for family, lengths in requested(["c4_copy_shuffled_50", "arc_easy"]).items()}
+    {'c4_copy_shuffled': [50]}
+    """
+    found: dict[Family, set[int]] = {}
+    for task in tasks:
+        if task in UMBRELLA_GROUPS:
+            for family in FAMILIES.values():
+                if UMBRELLA_GROUPS[task](family):
+                    found.setdefault(family, set()).update(family.lengths)
+            continue
+        group = FAMILIES.get(task.removesuffix("_tf"))
+        if group is not None:
+            found.setdefault(group, set()).update(group.lengths)
+        elif (parsed := parse_task_name(task)) is not None:
+            found.setdefault(FAMILIES[parsed[0]], set()).add(parsed[2])
+    return found
+
+
+def task_names(tasks: Iterable[str] | str) -> list[str]:
+    """The task and group names of a run's `--tasks` (comma-separated text or a list of it).
+
+    >>> task_names("a,b"), task_names(["a,b", "c"])
+    (['a', 'b'], ['a', 'b', 'c'])
+    """
+    return tasks.split(",") if isinstance(tasks, str) else [name for item in tasks for name in str(item).split(",")]
+
+
+def check_options_and_sources(metadata: Mapping[str, Any], tasks: Iterable[str] | str) -> None:
+    """Raise UserError for a bad or unknown `copy_tasks_*` key in `metadata`, or a data source
+    that a requested task cannot read or that is too short for its lengths."""
+    given = parse_present(metadata, user_options())
+    for family, lengths in requested(task_names(tasks)).items():
+        for option in family.options:
+            if isinstance(option, SourceOption):
+                option.check(given.get(option.key, option.default), max(lengths))
