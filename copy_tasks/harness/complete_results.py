@@ -19,6 +19,14 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable, Mapping
 
+from copy_tasks.harness.lm_eval_internals import (
+    group_subtasks,
+    logged_samples,
+    metric_key,
+    metric_of_key,
+    results_table,
+)
+
 log = logging.getLogger("copy_tasks")
 NAN = float("nan")
 KEPT_GROUP_METRICS = ("overflow",)
@@ -38,28 +46,29 @@ def leaf_tasks(group_subtasks: Mapping[str, list[str]], name: str) -> set[str]:
 
 def fill_missing_metrics(results: dict, task: str, metrics: Iterable[str]) -> None:
     """Every metric of `task` present in its results (NaN, stderr NaN) and in its samples."""
-    entry = results["results"].get(task)
+    entry = results_table(results).get(task)
     if entry is None:
         return
     for metric in metrics:
-        entry.setdefault(f"{metric},none", NAN)
-        entry.setdefault(f"{metric}_stderr,none", NAN)
-        for sample in (results.get("samples") or {}).get(task, []):
+        entry.setdefault(metric_key(metric), NAN)
+        entry.setdefault(metric_key(metric, stderr=True), NAN)
+        for sample in logged_samples(results, task):
             sample.setdefault(metric, NAN)
 
 
 def void_group_means(results: dict, cut_tasks: set[str]) -> None:
     """NaN for every metric but `overflow` of each group that holds a task with a cut doc."""
-    for group in results.get("group_subtasks", {}):
-        cut = sorted(cut_tasks & leaf_tasks(results["group_subtasks"], group))
+    groups = group_subtasks(results)
+    for group in groups:
+        cut = sorted(cut_tasks & leaf_tasks(groups, group))
         if not cut:
             continue
         voided = False
-        for table in (results["results"], results.get("groups") or {}):
+        for table in (results_table(results), results_table(results, "groups")):
             entry = table.get(group, {})
             for key in entry:
-                metric = key.split(",", 1)[0].removesuffix("_stderr")
-                if "," in key and metric not in KEPT_GROUP_METRICS and isinstance(entry[key], (int, float)):
+                metric = metric_of_key(key)
+                if metric is not None and metric not in KEPT_GROUP_METRICS and isinstance(entry[key], (int, float)):
                     entry[key], voided = NAN, True
         if voided:
             log.warning("copy-tasks: group %s reports NaN (but its overflow): docs of %s do not fit the "

@@ -1,23 +1,39 @@
-"""Every name of lm-eval's that copy-tasks relies on and lm-eval does not promise to keep.
+"""The one adapter between copy-tasks and lm-eval: every name of lm-eval's that copy-tasks relies
+on and lm-eval does not promise to keep passes through here, and nowhere else.
 
-lm-eval 0.4 has no plugin interface, so a few of its internals are wrapped or subclassed; they
-are named here and nowhere else, and `tests/test_lm_eval_contract.py` asserts that each exists
-with the signature we use, so an lm-eval upgrade that moves one fails in one named place:
+lm-eval 0.4 has no plugin interface, so copy-tasks wraps a few of its functions and reads a few of
+its internals. `tests/harness/test_lm_eval_internals.py` calls each of them as we use it (no
+source matching), and `tests/test_layers.py` checks that no other module imports an lm-eval
+private name or touches an underscore attribute of an lm-eval object, so an lm-eval upgrade that
+moves one fails in one named place.
 
-- `lm_eval.tasks._index.TaskIndex.build(paths, ...)`: the task index; we add our folder. Its
-  `Entry` (name, kind, yaml_path, cfg, tags) and `Kind`: the stored index is written as JSON.
+The patches (`PATCH_TARGETS`; `copy_tasks.harness.registration` makes them, the start-up hook
+`copy_tasks.harness.startup` applies them when lm-eval imports the module):
+- `lm_eval.tasks._index.TaskIndex.build(paths, ...)`: the task index; our folder is indexed
+  right after lm-eval's built-in tasks (a user's `--include_path` still comes last and wins), and
+  lm-eval's own folder's index is kept in our cache between runs. Its `Entry` (name, kind,
+  yaml_path, cfg, tags) and `Kind`: the stored index is written as JSON.
 - `lm_eval.config.evaluate_config.EvaluatorConfig.process_tasks(self, metadata)`: every
   command-line run (`lm_eval`, `python -m lm_eval`, `copy-tasks run`, `--config` files) builds
   its tasks here, after merging `--model_args` into `self.metadata` and before loading a model;
-  we check our options first.
-- `lm_eval.evaluator.evaluate(lm, task_dict, ...)`: we hand our tasks the model first.
+  we check our options first (its fields `metadata`, `tasks`, `model`, `batch_size`).
+- `lm_eval.evaluator.evaluate(lm, task_dict, ...)`: we hand our tasks the model first, and
+  complete what it returns (`copy_tasks.harness.complete_results`; the shape of that dict is
+  read through `results_table`, `logged_samples`, `group_subtasks` and `metric_key` here).
+- `lm_eval.evaluator.simple_evaluate(..., metadata, task_manager)`: we refuse our options given
+  beside a task manager that would drop them.
+- `lm_eval.loggers.evaluation_tracker.GeneralConfigTracker.log_experiment_args(self,
+  model_source, model_args, ...)`, which names the run (`model_name`, `model_name_sanitized`:
+  the results folder) from `pretrained=` or a random name; we name runs of our analytic models.
+
+The internals read, not patched:
+- `Task.build_all_requests(..., tokenizer_name)`: lm-eval keys its request cache
+  (`--cache_requests`) on the task's name and settings and this argument, its one free-text
+  part; we add our docs' fingerprint to it (`request_cache_keyed_on`).
 - `lm_eval.models.huggingface.HFLM._loglikelihood_tokens(requests, disable_tqdm, override_bs)`
   and `HFLM._batch_scheduler`, with `lm_eval.models.utils.Collator`: `hf_fast` replaces the
   first and batches as `hf` does.
 - `lm_eval.api.model.CachingLM.lm` (`--use_cache` wraps the model) and vLLM's `_config`.
-- `lm_eval.loggers.evaluation_tracker.GeneralConfigTracker.log_experiment_args(self,
-  model_source, model_args, ...)`, which names the run (`model_name`, `model_name_sanitized`:
-  the results folder) from `pretrained=` or a random name; we name runs of our analytic models.
 - the local `lm` of `lm_eval.evaluator.evaluate`, read from the call stack when our tasks
   build their requests in a run the start-up hook did not patch (`model_of_running_evaluate`).
 
@@ -33,6 +49,23 @@ TRACKER_MODULE = "lm_eval.loggers.evaluation_tracker"
 PATCHED_MODULES = (INDEX_MODULE, CONFIG_MODULE, EVALUATOR_MODULE, TRACKER_MODULE)
 
 
+class PatchTarget:
+    """A function of an lm-eval module that copy-tasks wraps: `attribute` of `owner(module)`
+    (a static method where `static`)."""
+
+    def __init__(self, module: str, owner, attribute: str, static: bool = False):
+        self.module, self.owner, self.attribute, self.static = module, owner, attribute, static
+
+
+PATCH_TARGETS = {
+    "task_index": PatchTarget(INDEX_MODULE, lambda module: module.TaskIndex, "build", static=True),
+    "option_checks": PatchTarget(CONFIG_MODULE, lambda module: module.EvaluatorConfig, "process_tasks"),
+    "evaluate": PatchTarget(EVALUATOR_MODULE, lambda module: module, "evaluate"),
+    "simple_evaluate": PatchTarget(EVALUATOR_MODULE, lambda module: module, "simple_evaluate"),
+    "run_naming": PatchTarget(TRACKER_MODULE, lambda module: module.GeneralConfigTracker, "log_experiment_args"),
+}
+
+
 def model_of_running_evaluate():
     """The model object of the `lm_eval.evaluator.evaluate` call on the call stack, or None."""
     frame = sys._getframe(1)
@@ -43,21 +76,74 @@ def model_of_running_evaluate():
     return None
 
 
-def task_index_class(index_module):
-    return index_module.TaskIndex
-
-
 def task_index_entry_classes(index_module):
     """The index's entry dataclass (fields name, kind, yaml_path, cfg, tags) and its Kind enum."""
     return index_module.Entry, index_module.Kind
 
 
-def evaluator_config_class(config_module):
-    return config_module.EvaluatorConfig
+def evaluator_config_fields(config):
+    """(metadata, tasks, model, batch_size) of lm-eval's `EvaluatorConfig` for a run."""
+    return (config.metadata, config.tasks, getattr(config, "model", None), getattr(config, "batch_size", None))
 
 
-def config_tracker_class(tracker_module):
-    return tracker_module.GeneralConfigTracker
+def sanitized_model_name(tracker_module, name: str) -> str:
+    """The results folder's name lm-eval makes of a model name (`sanitize_model_name`, as the
+    tracker module imports it).
+
+    >>> import types, re
+    >>> tracker = types.SimpleNamespace(sanitize_model_name=lambda name: re.sub("/", "__", name))
+    >>> sanitized_model_name(tracker, "org/model")
+    'org__model'
+    """
+    return tracker_module.sanitize_model_name(name)
+
+
+def request_cache_keyed_on(build_arguments: dict, tag: str) -> dict:
+    """`build_all_requests`' keyword arguments with `tag` added to the request cache's key
+    (lm-eval keys the cache on `tokenizer_name` among its settings).
+
+    >>> request_cache_keyed_on({"tokenizer_name": "gpt2", "limit": 3}, "ab12")
+    {'tokenizer_name': 'gpt2-copy_tasks-ab12', 'limit': 3}
+    """
+    return {**build_arguments, "tokenizer_name": f"{build_arguments.get('tokenizer_name') or ''}-copy_tasks-{tag}"}
+
+
+def built_requests(task) -> list:
+    """The requests (`Instance`s) a task built in `build_all_requests` (`Task.instances`)."""
+    return task.instances or []
+
+
+def metric_key(metric: str, stderr: bool = False) -> str:
+    """The key of a metric in lm-eval's results under the `none` filter.
+
+    >>> metric_key("exact_match"), metric_key("exact_match", stderr=True)
+    ('exact_match,none', 'exact_match_stderr,none')
+    """
+    return f"{metric}{'_stderr' if stderr else ''},none"
+
+
+def metric_of_key(key: str) -> str | None:
+    """The metric a results key holds (stderr or not), or None for a key that is no metric's.
+
+    >>> metric_of_key("exact_match_stderr,none"), metric_of_key("alias")
+    ('exact_match', None)
+    """
+    return key.split(",", 1)[0].removesuffix("_stderr") if "," in key else None
+
+
+def results_table(results: dict, table: str = "results") -> dict:
+    """Task or group name -> its metrics, in what `evaluate` returns (`results` or `groups`)."""
+    return results.get(table) or {}
+
+
+def logged_samples(results: dict, task: str) -> list[dict]:
+    """The samples `evaluate` logged for a task (none unless samples were logged)."""
+    return (results.get("samples") or {}).get(task, [])
+
+
+def group_subtasks(results: dict) -> dict[str, list[str]]:
+    """Group name -> the names of its tasks and groups, in what `evaluate` returns."""
+    return results.get("group_subtasks") or {}
 
 
 def model_class(name: str):

@@ -3,23 +3,14 @@ loads, and hands our tasks the model that runs them.
 
 lm-eval 0.4.x has no plugin mechanism: `TaskManager` indexes `lm_eval/tasks/**.yaml` plus
 `--include_path`. The start-up hook (`copy_tasks._autoregister`, run by `copy_tasks.pth` in
-every interpreter of the environment; `copy_tasks.harness.startup`) waits for four lm-eval
-modules to be imported and then patches them (the names are in `lm_eval_internals`):
-- `TaskIndex.build`: our folder is indexed right after lm-eval's built-in tasks, so a user's
-  `--include_path` still comes last and still wins; folders are deduplicated by resolved path,
-  so if lm-eval ever indexes our folder itself (the `lm_eval.tasks` entry-point proposal)
-  nothing is indexed twice; the index of lm-eval's own folder is kept in our cache between
-  runs (`copy_tasks.harness.task_index_cache`: 4 s of every run's start);
-- `EvaluatorConfig.process_tasks`: a command-line run checks our options and data sources
-  before it loads a model (`copy_tasks.harness.cli_checks`);
-- `evaluator.evaluate`: our tasks see the model object before lm-eval builds their requests,
-  so that they count what that backend cuts (`copy_tasks.harness.task`), from the CLI and from
-  Python alike; what it returns gets every metric key of our tasks, and groups with cut docs
-  report NaN (`copy_tasks.harness.complete_results`). In a command-line run, an error of ours
-  raised while it runs (a request cache built from other docs) is one line and exit status 2;
-- `GeneralConfigTracker.log_experiment_args`: a run of our reference or scripted models (no
-  `pretrained=`) is named after the model and its args, not a random name, so its results go
-  to `<output_path>/<that name>/`.
+every interpreter of the environment; `copy_tasks.harness.startup`) waits for lm-eval's modules
+to be imported and then makes the patches below, on the targets `lm_eval_internals.PATCH_TARGETS`
+names (what each is for is said there, once). Our tasks' folder is indexed, deduplicated by
+resolved path; a command-line run checks our options and data sources before it loads a model
+(`copy_tasks.harness.cli_checks`); our tasks see the model before lm-eval builds their requests
+(`copy_tasks.harness.task`), and what `evaluate` returns is completed
+(`copy_tasks.harness.complete_results`); in a command-line run, an error of ours raised while it
+runs is one line and exit status 2; runs of our analytic models are named after them.
 A patch that fails (an lm-eval that renamed what we wrap) leaves that module untouched and
 logs one warning saying so.
 """
@@ -69,13 +60,16 @@ def with_our_tasks(paths: list[Path], builtin_dir: Path) -> list[Path]:
     return unique
 
 
-def _wrap_once(owner: Any, name: str, make_wrapper, as_static: bool = False) -> None:
-    original = getattr(owner, name)
+def _wrap_once(module: Any, target: str, make_wrapper) -> None:
+    """Replace lm-eval's function `PATCH_TARGETS[target]` of `module` by `make_wrapper(it)`, once."""
+    where = internals.PATCH_TARGETS[target]
+    owner = where.owner(module)
+    original = getattr(owner, where.attribute)
     if getattr(original, _PATCHED, False):
         return
     wrapper = functools.wraps(original)(make_wrapper(original))
     setattr(wrapper, _PATCHED, True)
-    setattr(owner, name, staticmethod(wrapper) if as_static else wrapper)
+    setattr(owner, where.attribute, staticmethod(wrapper) if where.static else wrapper)
 
 
 def patch_task_index(index_module: Any) -> None:
@@ -99,7 +93,7 @@ def patch_task_index(index_module: Any) -> None:
 
         return build_with_ours
 
-    _wrap_once(internals.task_index_class(index_module), "build", make, as_static=True)
+    _wrap_once(index_module, "task_index", make)
 
 
 COMMAND_LINE = {"run": False}  # set when a command-line run builds its tasks (`patch_option_checks`)
@@ -112,13 +106,13 @@ def patch_option_checks(config_module: Any) -> None:
     def make(process_tasks):
         def checked(self, metadata=None, *args, **kwargs):
             COMMAND_LINE["run"] = True
-            check_or_exit(metadata or self.metadata or {}, self.tasks, getattr(self, "model", None),
-                          getattr(self, "batch_size", None))
+            config_metadata, tasks, model, batch_size = internals.evaluator_config_fields(self)
+            check_or_exit(metadata or config_metadata or {}, tasks, model, batch_size)
             return process_tasks(self, metadata, *args, **kwargs)
 
         return checked
 
-    _wrap_once(internals.evaluator_config_class(config_module), "process_tasks", make)
+    _wrap_once(config_module, "option_checks", make)
 
 
 def bind_model_to_tasks(lm: Any, task_dict: Any) -> list:
@@ -143,7 +137,7 @@ def patch_evaluator(evaluator_module: Any) -> None:
     from copy_tasks.harness.complete_results import complete_results
     from copy_tasks.probes.options import UserError
 
-    signature = inspect.signature(evaluator_module.evaluate)
+    signature = inspect.signature(internals.PATCH_TARGETS["evaluate"].owner(evaluator_module).evaluate)
 
     def make(evaluate):
         def evaluate_with_our_tasks_bound(*args, **kwargs):
@@ -193,9 +187,8 @@ def patch_run_naming(tracker_module: Any) -> None:
     named after the model and its args (idempotent)."""
     from copy_tasks.harness.model_info import ANALYTIC_MARKER, analytic_model_name
 
-    tracker = internals.config_tracker_class(tracker_module)
-    signature = inspect.signature(tracker.log_experiment_args)
-    sanitize = tracker_module.sanitize_model_name
+    target = internals.PATCH_TARGETS["run_naming"]
+    signature = inspect.signature(getattr(target.owner(tracker_module), target.attribute))
 
     def make(log_experiment_args):
         def named(*args, **kwargs):
@@ -205,11 +198,11 @@ def patch_run_naming(tracker_module: Any) -> None:
             if isinstance(source, str) and getattr(internals.model_class(source), ANALYTIC_MARKER, False):
                 self = arguments["self"]
                 self.model_name = analytic_model_name(source, arguments.get("model_args"))
-                self.model_name_sanitized = sanitize(self.model_name)
+                self.model_name_sanitized = internals.sanitized_model_name(tracker_module, self.model_name)
 
         return named
 
-    _wrap_once(tracker, "log_experiment_args", make)
+    _wrap_once(tracker_module, "run_naming", make)
 
 
 PATCHES = {internals.INDEX_MODULE: patch_task_index, internals.CONFIG_MODULE: patch_option_checks,

@@ -41,9 +41,9 @@ from lm_eval.api.task import ConfigurableTask
 
 from copy_tasks import __version__
 from copy_tasks.harness.backend_limits import BackendLimits, backend_limits, log, warn_once
-from copy_tasks.probes.decoding import non_greedy
-from copy_tasks.harness.lm_eval_internals import model_of_running_evaluate
+from copy_tasks.harness.lm_eval_internals import built_requests, model_of_running_evaluate, request_cache_keyed_on
 from copy_tasks.harness.model_info import model_type_of, positions_of, prepared_source
+from copy_tasks.probes.decoding import non_greedy
 from copy_tasks.probes.families import family_named
 from copy_tasks.probes.options import Recorded, UserError
 from copy_tasks.probes.task_docs import docs_fingerprint
@@ -172,20 +172,20 @@ class CopyTask(ConfigurableTask):
         self.record_run_settings(kwargs.get("limit"), kwargs.get("samples"))
         built = None
         if kwargs.get("cache_requests"):
-            kwargs["tokenizer_name"] = f"{kwargs.get('tokenizer_name') or ''}-copy_tasks-{self.request_cache_tag()}"
+            kwargs = request_cache_keyed_on(kwargs, self.request_cache_tag())
             if kwargs.get("apply_chat_template") or kwargs.get("system_instruction"):
                 # The prompt then depends on a template or instruction the cache key does not hold: what
                 # this run sends, built as without the cache, is what the cached requests must equal.
                 with template_errors_explained(self.config.task):
                     super().build_all_requests(*args, **{**kwargs, "cache_requests": False,
                                                          "rewrite_requests_cache": False})
-                built = {request.doc_id: request_signature(request) for request in self._instances}
+                built = {request.doc_id: request_signature(request) for request in built_requests(self)}
                 self.overflow, self.budgets = {}, set()
         with template_errors_explained(self.config.task):
             super().build_all_requests(*args, **kwargs)
         if not self.overflow:  # lm-eval took the requests from its cache: construct_requests did not run
             self.check_cached_requests(built)
-            for request in self._instances:
+            for request in built_requests(self):
                 self.fit_request(request)
         self.record_system_instruction(kwargs.get("system_instruction"))
         self.share_between_ranks(kwargs.get("world_size") or 1)
@@ -197,7 +197,8 @@ class CopyTask(ConfigurableTask):
         not say the model saw it."""
         if not instruction:
             return
-        sent = bool(self._instances) and all(instruction in str(request.arguments[0]) for request in self._instances)
+        requests = built_requests(self)
+        sent = bool(requests) and all(instruction in str(request.arguments[0]) for request in requests)
         self.config.metadata[Recorded.SYSTEM_INSTRUCTION_SENT] = sent
         if not sent:
             warn_once(f"{self.config.task}: --system_instruction is not in the prompts sent (the chat template "
@@ -223,7 +224,7 @@ class CopyTask(ConfigurableTask):
         chat template or system instruction the request built without the cache (`built`: doc id
         -> `request_signature`, generation arguments included)."""
         docs = self.test_docs()
-        for request in self._instances:
+        for request in built_requests(self):
             index = request.doc_id
             if not (0 <= index < len(docs)) or request.doc != docs[index]:
                 raise UserError(

@@ -1,0 +1,34 @@
+"""`copy-tasks train --quick` end to end: trained, scored through plain `lm_eval`, reported, and
+the report rebuilt from the results alone (a file of its own, so that it runs beside the other
+training tests)."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import read_results, run_command
+
+
+@pytest.mark.slow
+def test_quick_training_trains_scores_and_reports_through_plain_lm_eval(tmp_path):
+    result = run_command(["copy-tasks", "train", "--quick", "--models", "transformer-hard-alibi",
+                          "--out", str(tmp_path / "run")], cwd=tmp_path)
+    assert result.returncode == 0, result.stderr[-3000:]
+    experiments = (tmp_path / "run" / "experiments.md").read_text()
+    assert "### 3. Prefix against suffix key" in experiments and "| ngram_copier-5 | - |" in experiments
+    (tmp_path / "run" / "experiments.md").unlink()
+    again = run_command(["copy-tasks", "train", "--out", str(tmp_path / "run"), "--report-only"], cwd=tmp_path)
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert (tmp_path / "run" / "experiments.md").read_text() == experiments  # from the results, not re-run
+    for results in (tmp_path / "run" / "results").rglob("results_*.json"):
+        assert str(tmp_path) not in results.read_text()  # the --include_path folder is named relatively
+    checkpoint = tmp_path / "run" / "copy" / "transformer-hard-alibi" / "seed-0" / "final"
+    scored = run_command(["lm_eval", "--model", "hf", "--model_args", f"pretrained={checkpoint}", "--device", "cpu",
+                          "--tasks", "random_copy_10", "--limit", "3",
+                          "--metadata", '{"copy_tasks_copy_format": "paper"}',
+                          "--output_path", str(tmp_path / "plain")], cwd=tmp_path)
+    assert scored.returncode == 0, scored.stderr[-3000:]
+    results = read_results(tmp_path / "plain")[0]
+    assert results["results"]["random_copy_10"]["exact_match,none"] in (0.0, 1 / 3, 2 / 3, 1.0)
+    metadata = results["configs"]["random_copy_10"]["metadata"]
+    assert (metadata["copy_tasks_model_type"], metadata["copy_tasks_positions"]) == ("copy_tasks_hard_alibi",
+                                                                                     "Hard-ALiBi")

@@ -1,0 +1,107 @@
+"""`copy-tasks train`: one model per task in the authors' formats, six architectures that plain
+`lm_eval --model hf` loads as trained (or refuses), deterministic training, and a report whose
+figures are read off its tables."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from copy_tasks.experiments.training import (
+    COPY_OPTIONS,
+    LOOKUP_OPTIONS,
+    RECIPES,
+    TASKS,
+    Example,
+    char_tokenizer,
+    packed_batch,
+    packed_row,
+    single_batch,
+    train,
+    training_example,
+)
+from copy_tasks.probes.task_docs import generate_docs
+
+QUICK = RECIPES["quick"]
+
+
+@pytest.mark.parametrize("task", TASKS)
+def test_each_task_streams_the_authors_format_deterministically(task):
+    stream = [training_example(QUICK, task, seed=0, index=index) for index in range(100)]
+    assert stream == [training_example(QUICK, task, seed=0, index=index) for index in range(100)]
+    assert stream != [training_example(QUICK, task, seed=1, index=index) for index in range(100)]
+    low, high = QUICK.lengths(task)
+    for example in stream:
+        assert example.task == task and low <= example.length <= high
+        assert example.text == example.prompt + example.answer + "."
+        string = example.prompt[1:].split("|")[1 if task == "lookup_prefix" else 0]
+        assert example.prompt.startswith("$") and len(string) == example.length and string.isalpha()
+        if task == "copy":
+            assert example.prompt == f"${example.answer}|"
+        else:
+            assert len(example.answer) == 4 and example.answer in string
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=st.one_of(st.just(0), st.just(1), st.integers(0, 2**63)))
+def test_no_evaluation_seed_draws_a_training_doc(seed):
+    """Evaluation docs 0 to 299 of every (family, length) the first 200 examples of each task
+    use share no prompt with them, whatever the evaluation seed (the recipe's seeds included)."""
+    for task, family in TASKS.items():
+        stream = [training_example(QUICK, task, seed=0, index=index) for index in range(200)]
+        options = tuple((COPY_OPTIONS if task == "copy" else LOOKUP_OPTIONS).items())
+        for length in {example.length for example in stream}:
+            evaluation = {doc["prompt"] for doc in generate_docs(family, length, seed, 300, options)}
+            assert not evaluation & {example.prompt for example in stream}, (task, length)
+
+
+def test_the_loss_covers_the_answer_and_its_end_only():
+    tokenizer = char_tokenizer()
+    example = training_example(QUICK, "lookup_suffix", 0, 0)
+    ids, mask, labels = single_batch(tokenizer, [example])
+    scored = [token for token in labels[0].tolist() if token != -100]
+    assert tokenizer.decode(scored) == example.answer + "."
+    assert mask.sum() == len(tokenizer(example.text)["input_ids"])
+
+
+def test_packed_rows_are_full_and_score_only_the_whole_examples_hand_worked():
+    tokenizer = char_tokenizer()
+    copies = [Example("copy", 3, "$abc|", "abc", "$abc|abc."), Example("copy", 2, "$xy|", "xy", "$xy|xy.")] * 3
+    ids, labels, whole = packed_row(tokenizer, iter(copies), 20)
+    # "$abc|abc." (9) + "$xy|xy." (7) = 16 tokens whole; "$abc" of the third cut, not scored
+    assert whole == 2 and tokenizer.decode(ids) == "$abc|abc.$xy|xy.$abc"
+    assert tokenizer.decode([t for t in labels if t != -100]) == "abc.xy."
+    ids, mask, labels, whole = packed_batch(tokenizer, iter(copies * 2), rows=2, context=20)
+    assert ids.shape == (2, 20) and bool(mask.all()) and whole == 4
+
+
+@pytest.mark.parametrize("architecture", ["transformer-hard-alibi", "lstm"])
+def test_training_reproduces_from_its_seed(architecture, tmp_path):
+    first = train(architecture, "copy", 0, QUICK, tmp_path / "one")
+    second = train(architecture, "copy", 0, QUICK, tmp_path / "two")
+    assert first["final_loss"] == second["final_loss"] and first["examples"] == second["examples"]
+    for name in ("model.safetensors", "config.json"):
+        assert (tmp_path / "one" / "copy" / architecture / "seed-0" / "final" / name).read_bytes() == \
+            (tmp_path / "two" / "copy" / architecture / "seed-0" / "final" / name).read_bytes()
+    log = [json.loads(line) for line in (tmp_path / "one" / "copy" / architecture / "seed-0" / "log.jsonl")
+           .read_text().splitlines()]
+    assert [entry["phase"] for entry in log] == ["single", "single", "packed"]  # 4 single steps, then 2 packed
+    assert log[1]["examples"] == 4 * QUICK.batch_size and log[-1]["examples"] == first["examples"]
+    assert set(first["checkpoints"]) == {3, 6}
+
+
+def test_a_run_in_the_folder_of_an_earlier_one_keeps_what_it_finished(tmp_path):
+    from copy_tasks.experiments.training import train_all
+
+    said: list[str] = []
+    first = train_all("quick", tmp_path, ("lstm",), report=said.append)
+    final = tmp_path / "copy" / "lstm" / "seed-0" / "final" / "model.safetensors"
+    trained_at = final.stat().st_mtime_ns
+    (tmp_path / "lookup_suffix" / "lstm" / "seed-0" / "summary.json").unlink()  # as if interrupted there
+    again = train_all("quick", tmp_path, ("lstm",), report=said.append)
+    assert said == [f"2 of 3 models already trained in {tmp_path}: kept"]
+    assert final.stat().st_mtime_ns == trained_at  # not trained again
+    assert sorted(s["task"] for s in again) == sorted(s["task"] for s in first)

@@ -1,0 +1,135 @@
+"""The lm-eval internals copy-tasks relies on (`copy_tasks.harness.lm_eval_internals`) behave as we
+use them: each is called, none is checked by reading lm-eval's source, so an lm-eval upgrade that
+moves or changes one fails here, by name."""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import inspect
+import sys
+
+import pytest
+
+from copy_tasks.harness import lm_eval_internals as internals
+
+
+class Reached(Exception):
+    """Raised by a stand-in for an lm-eval function, to show that a run reached it."""
+
+
+def parameters(function) -> list[str]:
+    return list(inspect.signature(function).parameters)
+
+
+@pytest.mark.parametrize("target", sorted(internals.PATCH_TARGETS))
+def test_every_patch_target_is_a_function_of_its_module(target):
+    where = internals.PATCH_TARGETS[target]
+    owner = where.owner(importlib.import_module(where.module))
+    assert callable(getattr(owner, where.attribute))
+    assert isinstance(inspect.getattr_static(owner, where.attribute), staticmethod) == where.static
+
+
+def test_the_task_index_indexes_a_folder_into_entries_of_our_codec(tmp_path):
+    (tmp_path / "mine.yaml").write_text("task: my_probe\ndataset_path: json\noutput_type: generate_until\n")
+    module = importlib.import_module(internals.INDEX_MODULE)
+    index = internals.PATCH_TARGETS["task_index"].owner(module).build([tmp_path])
+    entry_class, kind = internals.task_index_entry_classes(module)
+    entry = index["my_probe"]
+    assert isinstance(entry, entry_class) and entry.kind == kind.TASK and str(entry.yaml_path).endswith("mine.yaml")
+    assert [field.name for field in dataclasses.fields(entry_class)] == ["name", "kind", "yaml_path", "cfg", "tags"]
+
+
+def test_every_command_line_run_builds_its_tasks_through_process_tasks(monkeypatch):
+    """`lm_eval run` reaches `EvaluatorConfig.process_tasks` (where we check our options) before
+    a model loads: replaced by a stand-in that raises, the run stops there."""
+    config_class = internals.PATCH_TARGETS["option_checks"].owner(importlib.import_module(internals.CONFIG_MODULE))
+
+    def reached(self, metadata=None):
+        assert internals.evaluator_config_fields(self)[1:3] == (["random_copy_10"], "dummy")
+        raise Reached
+
+    monkeypatch.setattr(config_class, "process_tasks", reached)
+    monkeypatch.setattr(sys, "argv", ["lm_eval", "run", "--model", "dummy", "--tasks", "random_copy_10"])
+    from lm_eval.__main__ import cli_evaluate
+
+    with pytest.raises(Reached):
+        cli_evaluate()
+
+
+def test_simple_evaluate_hands_evaluate_the_model_and_the_task_dict(monkeypatch):
+    evaluator = importlib.import_module(internals.EVALUATOR_MODULE)
+    seen = {}
+
+    def reached(lm, task_dict, *args, **kwargs):
+        seen.update(lm=lm, tasks=task_dict)
+        raise Reached
+
+    monkeypatch.setattr(evaluator, "evaluate", reached)
+    with pytest.raises(Reached):
+        evaluator.simple_evaluate(model="dummy", tasks=["random_copy_10"], limit=1)
+    from copy_tasks.harness.registration import bind_model_to_tasks
+
+    assert type(seen["lm"]).__name__ == "DummyLM"
+    assert [task.config.task for task in bind_model_to_tasks(seen["lm"], seen["tasks"])] == ["random_copy_10"]
+
+
+def test_the_run_tracker_names_the_run_from_its_arguments():
+    tracker_module = importlib.import_module(internals.TRACKER_MODULE)
+    target = internals.PATCH_TARGETS["run_naming"]
+    assert parameters(getattr(target.owner(tracker_module), target.attribute))[:3] == ["self", "model_source",
+                                                                                      "model_args"]
+    assert internals.sanitized_model_name(tracker_module, "org/model:v1") == "org__model__v1"
+
+
+def test_the_cache_wrapper_keeps_the_model_it_wraps(tmp_path):
+    from lm_eval.api.model import CachingLM
+    from lm_eval.models.dummy import DummyLM
+
+    model = DummyLM()
+    assert internals.unwrap_model(CachingLM(model, str(tmp_path / "cache.db"))) is model
+    assert internals.unwrap_model(model) is model
+
+
+def test_a_task_exposes_the_requests_it_built_and_keys_its_cache_on_tokenizer_name():
+    from lm_eval.api.task import ConfigurableTask
+    from lm_eval.tasks import TaskManager
+
+    assert "tokenizer_name" in parameters(ConfigurableTask.build_all_requests)
+    task = TaskManager().load_task_or_group(["random_copy_10"])["random_copy_10"]
+    task.build_all_requests(limit=2, rank=0, world_size=1)
+    assert [request.doc_id for request in internals.built_requests(task)] == [0, 1]
+
+
+def test_hflm_scores_token_requests_through_the_method_hf_fast_replaces():
+    from lm_eval.models.huggingface import HFLM
+    from lm_eval.models.utils import Collator
+
+    assert parameters(HFLM._loglikelihood_tokens) == ["self", "requests", "disable_tqdm", "override_bs"]
+    assert callable(HFLM._batch_scheduler)
+    assert issubclass(internals.scored_tokens_hflm(), HFLM)
+    reordering = Collator([("b", 2), ("a", 1), ("c", 3)], sort_fn=lambda request: request[1])
+    batches = list(reordering.get_batched(n=2, batch_fn=None))
+    assert batches == [[("a", 1), ("b", 2)], [("c", 3)]]
+    assert reordering.get_original([1, 2, 3]) == [2, 1, 3]
+
+
+def test_the_results_of_evaluate_are_read_where_lm_eval_puts_them():
+    results = {"results": {"t": {"exact_match,none": 1.0}}, "groups": {"g": {}}, "group_subtasks": {"g": ["t"]},
+               "samples": {"t": [{"doc_id": 0}]}}
+    assert internals.results_table(results)["t"][internals.metric_key("exact_match")] == 1.0
+    assert internals.results_table(results, "groups") == {"g": {}}
+    assert internals.group_subtasks(results) == {"g": ["t"]}
+    assert internals.logged_samples(results, "t") == [{"doc_id": 0}]
+    assert internals.logged_samples({"results": {}}, "t") == [] and internals.results_table({}, "groups") == {}
+
+
+@pytest.mark.parametrize("method", ["construct_requests", "process_results", "download"])
+def test_the_task_methods_our_task_class_extends(method):
+    from lm_eval.api.task import ConfigurableTask
+
+    assert callable(getattr(ConfigurableTask, method))
+    if method == "construct_requests":
+        assert parameters(ConfigurableTask.construct_requests)[:3] == ["self", "doc", "ctx"]
+    if method == "process_results":
+        assert parameters(ConfigurableTask.process_results) == ["self", "doc", "results"]

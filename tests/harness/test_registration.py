@@ -1,0 +1,115 @@
+"""Our tasks are found by lm-eval without flags, beside a user's own --include_path."""
+
+from __future__ import annotations
+
+import logging
+import subprocess
+import sys
+import types
+import zipfile
+from pathlib import Path
+
+import pytest
+import yaml
+from conftest import ROOT
+
+import copy_tasks
+from copy_tasks.harness import registration
+from copy_tasks.harness.registration import task_config_dir, with_our_tasks
+from copy_tasks.probes.families import FAMILIES
+
+
+def all_task_names() -> set[str]:
+    names = set()
+    for path in task_config_dir().rglob("*.yaml"):
+        config = yaml.load(path.read_text(), Loader=yaml.BaseLoader)
+        names.add(config.get("task") if isinstance(config.get("task"), str) else config["group"])
+    return names
+
+
+def test_yaml_tasks_match_the_family_table():
+    expected = {"copy_tasks", "copy_tasks_offline"}
+    for family in FAMILIES.values():
+        expected |= {family.name, family.name + "_tf"}
+        for length in family.lengths:
+            expected |= {family.task_name(length), family.task_name(length, teacher_forced=True)}
+    assert all_task_names() == expected
+
+
+def test_our_folder_goes_right_after_the_builtin_one_and_only_once(tmp_path):
+    builtin, user = tmp_path / "lm_eval_tasks", tmp_path / "mine"
+    ours = task_config_dir()
+    assert with_our_tasks([builtin, user], builtin) == [builtin, ours.resolve(), user]
+    # lm-eval honouring an entry point (or a user passing our folder) indexes it once.
+    assert with_our_tasks([builtin, ours, user], builtin) == [builtin, ours, user]
+    assert with_our_tasks([builtin, user, ours], builtin) == [builtin, ours.resolve(), user]
+    # Without lm-eval's built-in tasks (include_defaults=False) we add nothing.
+    assert with_our_tasks([user], builtin) == [user]
+
+
+def test_task_manager_api_includes_our_tasks_and_user_tasks(tmp_path):
+    (tmp_path / "mine.yaml").write_text("task: my_task\ndataset_path: json\noutput_type: loglikelihood\n")
+    manager = copy_tasks.task_manager(include_path=str(tmp_path))
+    assert {"phonebook_copy", "phonebook_copy_tf_1000", "copy_tasks_offline", "my_task"} <= set(
+        manager.all_tasks)
+    index = manager.task_index
+    assert Path(index["phonebook_copy_20"].yaml_path).is_relative_to(task_config_dir())
+
+
+@pytest.mark.parametrize(("value", "on"), [("0", False), ("false", False), ("No", False), (" off ", False),
+                                           ("1", True), (None, True)])
+def test_autoregistration_can_be_switched_off(value, on):
+    probe = ("import sys, copy_tasks.harness.startup as hook; "
+             "print(any(isinstance(f, hook.PatchWhenImported) for f in sys.meta_path))")
+    env = {} if value is None else {"COPY_TASKS_AUTOREGISTER": value}
+    result = subprocess.run([sys.executable, "-c", probe], env=env, text=True, capture_output=True, check=True)
+    assert result.stdout.strip() == str(on)
+
+
+def test_wheel_ships_task_configs_and_the_pth_file(tmp_path):
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
+                    "-q", "-w", str(tmp_path), str(ROOT)], check=True)
+    names = zipfile.ZipFile(next(tmp_path.glob("copy_tasks-*.whl"))).namelist()
+    assert "copy_tasks.pth" in names
+    assert "copy_tasks/task_configs/phonebook_copy/phonebook_copy_1000.yaml" in names
+    assert "copy_tasks/task_configs/_generation_template_yaml" in names
+    assert "copy_tasks/probes/data/census1990_last.tsv.gz" in names
+
+
+def test_an_editable_wheel_carries_the_start_up_hook_and_no_package_folder(tmp_path):
+    """pip uninstall of an editable install must leave no `copy_tasks/` folder behind (it would
+    import as an empty namespace package)."""
+    build = "import sys; from hatchling.build import build_editable; print(build_editable(sys.argv[1]))"
+    name = subprocess.run([sys.executable, "-c", build, str(tmp_path)], cwd=ROOT, check=True, capture_output=True,
+                          text=True).stdout.strip().splitlines()[-1]
+    names = zipfile.ZipFile(tmp_path / name).namelist()
+    assert "copy_tasks.pth" in names
+    assert not [member for member in names if member.startswith("copy_tasks/")]
+
+
+def test_simple_evaluate_takes_our_options_through_the_task_manager_and_refuses_them_beside_it():
+    """Finding 5: `simple_evaluate(..., task_manager=copy_tasks.task_manager(), metadata={"copy_tasks_docs": 5})`
+    ran 200 docs: lm-eval drops metadata= when it is given a task manager."""
+    import lm_eval
+
+    from copy_tasks.models import register_backends
+    from copy_tasks.probes.options import UserError
+
+    register_backends()
+    with pytest.raises(UserError, match="lm-eval drops metadata when it is given a task manager"):
+        lm_eval.simple_evaluate(model="ngram_copier", tasks=["random_copy_10"],
+                                task_manager=copy_tasks.task_manager(), metadata={"copy_tasks_docs": 5})
+    results = lm_eval.simple_evaluate(model="ngram_copier", tasks=["random_copy_10"],
+                                      task_manager=copy_tasks.task_manager(metadata={"copy_tasks_docs": 5}))
+    assert results["n-samples"]["random_copy_10"]["effective"] == 5
+
+
+# ---- the start-up hook and the model cache --------------------------------------------------
+def test_a_patch_that_fails_leaves_lm_eval_untouched_and_says_why(caplog):
+    renamed = types.ModuleType("lm_eval.tasks._index")
+    renamed.__file__ = "/nowhere/_index.py"
+    renamed.RenamedTaskIndex = object  # no TaskIndex
+    with caplog.at_level(logging.WARNING, logger="copy_tasks"):
+        registration.patch(renamed)
+    assert "could not hook into lm_eval.tasks._index (AttributeError" in caplog.text
+    assert "left as lm-eval made it" in caplog.text and not hasattr(renamed, "TaskIndex")

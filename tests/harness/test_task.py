@@ -1,0 +1,61 @@
+"""lm-eval's generic checks of a task (those of the `TestBaseTasks` class in lm-eval's own
+tests/test_tasks.py, written here in our words) on every task we ship: it downloads (twice),
+declares its splits, builds texts and targets, and builds its requests, sharded or not."""
+
+from __future__ import annotations
+
+import logging
+from itertools import islice
+from pathlib import Path
+
+import pytest
+
+import copy_tasks
+from copy_tasks.harness.registration import task_config_dir
+
+LIMIT = 10
+
+
+def shipped_task_names(manager) -> list[str]:
+    ours = task_config_dir().resolve()
+    return sorted(name for name, entry in manager.task_index.items()
+                  if entry.yaml_path and ours in Path(entry.yaml_path).resolve().parents
+                  and name[-1].isdigit())
+
+
+@pytest.fixture(scope="module")
+def tasks(local_sources):
+    logging.getLogger("lm_eval").setLevel(logging.ERROR)
+    metadata = {"copy_tasks_docs": 12, "copy_tasks_text_source": local_sources["text_source"],
+                "copy_tasks_squad_source": local_sources["squad_source"]}
+    manager = copy_tasks.task_manager(metadata=metadata)
+    names = shipped_task_names(manager)
+    return manager.load(names)["tasks"]
+
+
+def test_every_shipped_task_is_checked(tasks):
+    assert len(tasks) == 110  # 55 lengths over 8 families, generation and teacher-forced
+
+
+def test_generic_task_checks(tasks):
+    for name, task in tasks.items():
+        task.download()  # a second download: the task's own recorded metadata must not break it
+        assert task.dataset is not None, name
+        for split in ("training", "validation", "test"):
+            has = getattr(task, f"has_{split}_docs")()
+            assert has in (True, False), name
+            if has:
+                assert task.config[f"{split}_split"] is not None, name
+        assert task.should_decontaminate() in (True, False)
+        if task.should_decontaminate():
+            assert task.config.doc_to_decontamination_query is not None, name
+        docs = list(islice(task.test_docs(), LIMIT))
+        texts = [task.doc_to_text(doc) for doc in docs]
+        assert all(isinstance(text, str) and text for text in texts), name
+        if task.config.target_delimiter.isspace():
+            assert not any(text[-1].isspace() for text in texts), name
+        assert all(isinstance(task.doc_to_target(doc), str) for doc in docs), name
+        task.build_all_requests(rank=1, limit=LIMIT, world_size=1)
+        assert task.instances, name
+        requests = [task.construct_requests(doc=doc, ctx=text) for doc, text in zip(docs, texts)]
+        assert len(requests) == len(docs) == min(LIMIT, len(task.test_docs())), name

@@ -1,0 +1,39 @@
+"""Generation budgets fit every accepted answer in any segmentation (one byte per token at
+worst), never fewer than the authors' 50 tokens, on a ladder of few values."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import source_options
+
+from copy_tasks.probes.budgets import MIN_GENERATION_TOKENS, generation_budget
+from copy_tasks.probes.families import FAMILIES
+from copy_tasks.probes.task_docs import generate_docs
+
+
+def test_hand_worked_budgets():
+    phone_book = generate_docs("phonebook_copy", 20, 1234, 1)[0]
+    assert FAMILIES["phonebook_copy"].generation_budget(phone_book) == 50  # " 6093237777" is 11 bytes
+    copy_100 = generate_docs("random_copy", 100, 1234, 1)[0]
+    assert FAMILIES["random_copy"].generation_budget(copy_100) == 200  # 99 x " q": 198 bytes, ladder 200
+    assert generation_budget([" Denver", " " + "x" * 80]) == 100  # SQuAD: the longest gold answer, 81
+    assert generation_budget(["Zürich" * 10]) == 80  # bytes (70), not characters (60)
+
+
+@pytest.mark.parametrize("family", sorted(FAMILIES))
+def test_every_accepted_answer_fits_one_byte_per_token(family, local_sources):
+    spec = FAMILIES[family]
+    for length in spec.lengths[:4]:
+        for doc in generate_docs(family, length, 1234, 20, source_options(family, local_sources)):
+            budget = spec.generation_budget(doc)
+            assert budget >= MIN_GENERATION_TOKENS
+            assert all(len(answer.encode()) <= budget for answer in spec.answers(doc))
+            assert doc["continuation"] in spec.answers(doc)
+
+
+@pytest.mark.parametrize("family", sorted(FAMILIES))
+def test_a_task_shares_at_most_three_budgets(family, local_sources):
+    spec = FAMILIES[family]
+    for length in spec.lengths:
+        docs = generate_docs(family, length, 1234, min(spec.default_docs, 100), source_options(family, local_sources))
+        assert len({spec.generation_budget(doc) for doc in docs}) <= 3, length

@@ -1,0 +1,126 @@
+"""`copy-tasks rescore`: a run's stored answers scored again under the current rules, the run's
+own files untouched and never overwritten."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import ROOT
+
+from copy_tasks.probes.families import FAMILIES
+from copy_tasks.report.rescore import RescoreRefused, rescore_run, rescore_samples
+
+
+def sample(generation: str, target: str, overflow: float = 0.0) -> dict:
+    doc = {"family": "random_copy", "prompt": f"a{target}\n\na{target}\n\na", "target": target, "continuation": target}
+    return {"doc": doc, "filtered_resps": [generation], "overflow": overflow, "exact_match": 0.5}
+
+
+def test_a_run_on_copy_is_right_by_our_rule_and_wrong_by_the_authors():
+    rescored = rescore_samples("random_copy_10", [sample(" b c b c", " b c"), sample(" b c\n\nb", " b c"),
+                                                  sample("", " b c", overflow=1.0)])
+    assert [(s["exact_match"], s["authors_exact_match"]) for s in rescored[:2]] == [(1.0, 0.0), (1.0, 1.0)]
+    assert all(s != s for s in (rescored[2]["exact_match"], rescored[2]["authors_exact_match"]))  # NaN: cut
+    assert rescored[0]["metrics"] == [*FAMILIES["random_copy"].generation_metrics, "overflow"]
+
+
+def test_the_published_gemma_run_is_rescored_and_rescoring_it_again_changes_nothing(tmp_path):
+    run = ROOT / "leaderboard/results/gemma-3-270m/gemma-3-270m"
+    source = next(path for path in sorted(run.glob("results_*.json"))
+                  if "random_copy_200" in json.loads(path.read_text())["results"])
+    before = source.read_bytes()
+    published = json.loads(before)
+    assert "random_copy_200" in rescore_run(source, tmp_path)
+    results = json.loads((tmp_path / source.name).read_text())
+    assert results["results"] == published["results"]
+    copy = results["results"]["random_copy_200"]
+    # 25 docs: every copy right by its words; the authors' rule needs a blank line right after
+    # it, and 17 of the 25 answers start the string again on the same line: 8 / 25 = 0.32.
+    assert (copy["exact_match,none"], copy["authors_exact_match,none"]) == (1.0, 0.32)
+    assert results["versions"]["random_copy_200"] == float(FAMILIES["random_copy"].task_version)
+    assert results["configs"]["random_copy_200"]["metadata"]["copy_tasks_rescored_from"] == 2.0
+    assert source.read_bytes() == before
+    with pytest.raises(FileExistsError, match="exist already"):
+        rescore_run(source, tmp_path)
+
+
+def published_gemma_run(tmp_path: Path, task: str = "random_copy_200") -> Path:
+    """A copy of the published Gemma run's results file holding `task`, and its samples."""
+    run = ROOT / "leaderboard/results/gemma-3-270m/gemma-3-270m"
+    source = next(path for path in sorted(run.glob("results_*.json"))
+                  if task in json.loads(path.read_text())["results"])
+    copy = tmp_path / "run"
+    copy.mkdir()
+    for path in [source, *run.glob(f"samples_*_{source.name[len('results_'):-len('.json')]}.jsonl")]:
+        (copy / path.name).write_bytes(path.read_bytes())
+    return copy / source.name
+
+
+@pytest.mark.parametrize("damage", ["cut", "duplicated"])
+def test_an_incomplete_samples_file_is_refused_naming_it(tmp_path, damage):
+    """Finding 3: cut to 2 of 5 lines a run was re-aggregated to exact match 1.0 (0.4 in full)."""
+    results = published_gemma_run(tmp_path)
+    samples = next(results.parent.glob("samples_random_copy_200_*.jsonl"))
+    lines = samples.read_text().splitlines()
+    samples.write_text("\n".join(lines[:2] if damage == "cut" else lines + lines[:1]) + "\n")
+    with pytest.raises(RescoreRefused, match="cut or padded" if damage == "cut" else "more than once") as refused:
+        rescore_run(results, tmp_path / "out")
+    assert str(samples) in str(refused.value) and not (tmp_path / "out").exists()
+
+
+def test_a_run_whose_docs_this_version_does_not_draw_is_refused(tmp_path):
+    """Finding 3: a run recorded with other docs was relabelled as the current version."""
+    results = published_gemma_run(tmp_path)
+    data = json.loads(results.read_text())
+    data["configs"]["random_copy_200"]["metadata"]["copy_tasks_docs_sha256"] = "0" * 64
+    results.write_text(json.dumps(data))
+    with pytest.raises(RescoreRefused, match="scored other docs than this version draws"):
+        rescore_run(results, tmp_path / "out")
+
+
+def test_the_command_refuses_in_one_line(tmp_path):
+    results = published_gemma_run(tmp_path)
+    samples = next(results.parent.glob("samples_random_copy_200_*.jsonl"))
+    samples.write_text("\n".join(samples.read_text().splitlines()[:2]) + "\n")
+    completed = subprocess.run([sys.executable, "-m", "copy_tasks", "rescore", str(results.parent), "--out",
+                                str(tmp_path / "out")], capture_output=True, text=True, timeout=300)
+    assert completed.returncode == 2 and completed.stderr.count("\n") == 1
+    assert completed.stderr.startswith("copy-tasks rescore: error: ") and "Traceback" not in completed.stderr
+
+
+@pytest.mark.parametrize("damage, says", [
+    ({"filtered_resps": None}, "no answer text"), ({"filtered_resps": [None]}, "no answer text"),
+    ({"doc": {"family": "random_copy", "prompt": "a", "continuation": " b"}}, "lacks 'target'"),
+])
+def test_a_sample_without_an_answer_or_a_target_is_one_line(tmp_path, damage, says):
+    """Finding 14: these gave KeyError or AttributeError tracebacks."""
+    broken = {**sample(" b c", " b c"), **damage}
+    with pytest.raises(RescoreRefused, match=says) as refused:
+        rescore_samples("random_copy_10", [broken], "samples_random_copy_10_x.jsonl")
+    assert "samples_random_copy_10_x.jsonl" in str(refused.value) and "sample 0" in str(refused.value)
+
+
+def rescore_command(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "copy_tasks", "rescore", *map(str, args)], capture_output=True,
+                          text=True, timeout=300)
+
+
+def test_bad_paths_and_a_broken_samples_file_are_one_line_naming_them(tmp_path):
+    """Finding 14: --out FILE was a NotADirectoryError; a results file or missing path as RUN was said to
+    hold no results file; a broken samples file was blamed on the results file."""
+    results = published_gemma_run(tmp_path)
+    (tmp_path / "taken.txt").write_text("mine")
+    samples = next(results.parent.glob("samples_random_copy_200_*.jsonl"))
+    for args, says in (((results, "--out", tmp_path / "out"), "is a file; give the folder"),
+                       ((tmp_path / "nowhere", "--out", tmp_path / "out"), "does not exist"),
+                       ((results.parent, "--out", tmp_path / "taken.txt"), "--out")):
+        done = rescore_command(*args)
+        assert done.returncode == 2 and done.stderr.count("\n") == 1 and says in done.stderr, done.stderr
+    samples.write_text("{not json\n")
+    done = rescore_command(results.parent, "--out", tmp_path / "out")
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and str(samples) in done.stderr, done.stderr
+    assert (tmp_path / "taken.txt").read_text() == "mine"
