@@ -1,4 +1,4 @@
-"""The `copy-tasks` command.
+"""copy-tasks: the recall probes of "Repeat After Me" as lm-eval tasks, and the tools around them.
 
     copy-tasks run ARGS...      exactly `lm_eval run ARGS...`, with our tasks, our reference
                                 models (`--model ngram_copier`, `bounded_state`) and `hf_fast`
@@ -185,35 +185,26 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit(0) from None
 
 
+# The commands with a parser of their own: (module, function) of each, imported when it runs.
+OWN_PARSERS = {
+    "suite": ("copy_tasks.experiments.suite", "main"),
+    "leaderboard": ("copy_tasks.report.build", "main"),
+    "rescore": ("copy_tasks.report.rescore", "main"),
+    "train": ("copy_tasks.experiments.train_command", "main"),
+    "reference-curves": ("copy_tasks.experiments.reference_curves", "main"),
+}
+
+
 def _main(argv: list[str] | None = None) -> None:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["run"]:
         run_lm_eval(argv[1:])
         return
-    if argv[:1] == ["suite"]:
-        from copy_tasks.experiments.suite import main as suite
+    if argv[:1] and argv[0] in OWN_PARSERS:
+        import importlib
 
-        suite(argv[1:])
-        return
-    if argv[:1] == ["leaderboard"]:
-        from copy_tasks.report.build import main as leaderboard
-
-        leaderboard(argv[1:])
-        return
-    if argv[:1] == ["rescore"]:
-        from copy_tasks.report.rescore import main as rescore
-
-        rescore(argv[1:])
-        return
-    if argv[:1] == ["train"]:
-        from copy_tasks.experiments.train_command import main as train
-
-        train(argv[1:])
-        return
-    if argv[:1] == ["reference-curves"]:
-        from copy_tasks.experiments.reference_curves import main as reference_curves
-
-        reference_curves(argv[1:])
+        module, function = OWN_PARSERS[argv[0]]
+        getattr(importlib.import_module(module), function)(argv[1:])
         return
     parser = _parser()
     args = parser.parse_args(argv)

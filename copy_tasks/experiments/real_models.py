@@ -19,7 +19,6 @@ removed by the next preparation of that model.
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import json
 import shutil
@@ -31,8 +30,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from copy_tasks.harness.model_info import PREPARED_MARKER
+from filelock import FileLock
+
 from copy_tasks.common.files import CACHE_ENV, cache_root, new_file_mode
+from copy_tasks.harness.model_info import PREPARED_MARKER
 
 DEFAULT_MODEL = "gemma-3-270m"
 
@@ -236,12 +237,9 @@ def check_weights(folder: Path) -> None:
 
 @contextmanager
 def _locked(lock: Path):
-    with lock.open("a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+    """Hold `lock` (another process preparing the same model waits), on every platform."""
+    with FileLock(lock):
+        yield
 
 
 def _new_file_mode(folder: Path) -> None:

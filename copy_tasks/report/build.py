@@ -16,13 +16,14 @@ two builds into one folder at once both keep their rows and the summary and page
 from __future__ import annotations
 
 import argparse
-import fcntl
 import re
 import sys
 import tempfile
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from filelock import FileLock
 
 from copy_tasks.common.files import write_all_atomically
 from copy_tasks.probes.options import one_line_errors
@@ -100,14 +101,10 @@ def read_sections(out: Path) -> list[str]:
 def locked(out: Path):
     """Hold the leaderboard folder's lock (other builds into it wait), and clear what
     interrupted builds left behind."""
-    with (out / LOCK_NAME).open("a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            remove_stale_temporaries(out, [CSV_NAME, SUMMARY_NAME, PAGE_NAME])
-            remove_stale_temporaries(out / PLOTS, ["*.png"])
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+    with FileLock(out / LOCK_NAME):
+        remove_stale_temporaries(out, [CSV_NAME, SUMMARY_NAME, PAGE_NAME])
+        remove_stale_temporaries(out / PLOTS, ["*.png"])
+        yield
 
 
 class NoResults(Exception):
