@@ -14,9 +14,9 @@ import argparse
 import time
 from pathlib import Path
 
-from copy_tasks.probes.task_docs import generate_docs
 from copy_tasks.probes.families import FAMILIES
 from copy_tasks.probes.options import SourceOption
+from copy_tasks.probes.task_docs import generate_docs
 from copy_tasks.probes.text_sources import load_documents
 
 TARGET_SECONDS_PER_FAMILY = 1.0

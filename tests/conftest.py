@@ -16,9 +16,13 @@ from copy_tasks.probes.families import FAMILIES
 from copy_tasks.probes.options import SourceOption
 
 BIN = Path(sys.executable).parent
+TESTS = Path(__file__).resolve().parent  # the tests' own files (fixtures, pinned values) are here
+ROOT = TESTS.parent  # the checkout
 # The toy family registers itself when imported: only its own tests import it (not the
 # doctest collection, which would add it to every test's family table).
 collect_ignore = ["toy_family.py", "fake_preparation.py"]  # the latter is a script the tests run
+# Fixtures that tests of several modules share, each in a helper module of its own.
+pytest_plugins = ["conformance_battery", "export_fixtures", "hf_runs", "text_corpus", "trained_models"]
 
 
 @pytest.fixture(scope="session")

@@ -9,9 +9,9 @@ import subprocess
 import sys
 
 from copy_tasks.probes.budgets import MIN_GENERATION_TOKENS
-from copy_tasks.probes.task_docs import generate_docs
 from copy_tasks.probes.families import parse_task_name
 from copy_tasks.probes.family import Family
+from copy_tasks.probes.task_docs import generate_docs
 
 DOCS = 6
 HASH_DOCS = (

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import csv
 import json
 from datetime import datetime, timezone
 from pathlib import Path
+
+from hypothesis import strategies as st
 
 LM_EVAL_VERSION = "0.4.13"
 
@@ -61,3 +64,43 @@ def write_results(
     folder.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(data, indent=2))
     return path
+
+
+GOOD = {"phonebook_copy_20": {"exact_match": 0.5, "exact_match_stderr": 0.25, "overflow": 0.0},
+        "random_copy_tf_10": {"exact_match": 1.0, "bits_per_char": 0.5}}
+
+
+def read_rows(out: Path) -> list[dict]:
+    with (out / "leaderboard.csv").open(newline="", encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
+
+
+def good_file(folder: Path) -> Path:
+    return write_results(folder, "good-model", GOOD, date="2026-11-02T10:00:00")
+
+
+# ---- hostile results files ------------------------------------------------------------------
+JSON = st.recursive(st.none() | st.booleans() | st.integers(min_value=-10**400, max_value=10**400)
+                    | st.floats() | st.text(max_size=20),
+                    lambda children: st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=8), children,
+                                                                                      max_size=3), max_leaves=8)
+
+
+TASK = "phonebook_copy_20"
+
+
+PATHS = [("config",), ("configs",), ("configs", TASK), ("configs", TASK, "metadata"), ("n-samples",),
+         ("n-samples", TASK), ("results", TASK), ("results", TASK, "exact_match,none"),
+         ("results", TASK, "exact_match_stderr,none"), ("versions",), ("n-shot",), ("date",), ("model_name",),
+         ("task_hashes",), ("results",), ("configs", TASK, "metadata", "copy_tasks_overflow_docs")]
+
+
+def mutated(data: dict, path: tuple[str, ...], value) -> dict:
+    """`data` with the field at `path` set to `value` (unchanged where the path runs into a non-object)."""
+    target = data
+    for key in path[:-1]:
+        target = target.setdefault(key, {})
+        if not isinstance(target, dict):
+            return data
+    target[path[-1]] = value
+    return data

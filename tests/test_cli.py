@@ -9,7 +9,7 @@ import sys
 import zipfile
 
 import pytest
-from conftest import offline_env, read_results, run_command
+from conftest import offline_env, run_command
 
 from copy_tasks.experiments import real_models
 from copy_tasks.probes.families import FAMILIES, lengths_text
@@ -32,17 +32,6 @@ def test_python_dash_m_is_the_same_command(tmp_path):
     by_module = subprocess.run([sys.executable, "-m", "copy_tasks", "list"], cwd=tmp_path,
                                env=offline_env(), capture_output=True, text=True, check=True)
     assert by_module.stdout == run_command(["copy-tasks", "list"], cwd=tmp_path).stdout
-
-
-@pytest.mark.slow
-def test_lm_eval_validate_and_ls_know_our_tasks(tmp_path):
-    validate = run_command(["lm-eval", "validate", "--tasks", "phonebook_copy,lookup_suffix_tf"], cwd=tmp_path)
-    assert validate.returncode == 0, validate.stderr[-2000:]
-    assert "All tasks found and valid" in validate.stdout + validate.stderr
-    listing = run_command(["lm-eval", "ls", "tasks"], cwd=tmp_path)
-    assert listing.returncode == 0
-    for name in ("phonebook_copy", "phonebook_copy_tf_1000", "lookup_prefix_20", "copy_tasks_offline"):
-        assert f"|{name} " in listing.stdout
 
 
 def make_wheel(folder, distribution: str, member: str, payload: bytes) -> None:
@@ -117,22 +106,6 @@ def test_lengths_refuses_what_cannot_be_drawn(tmp_path, args, message):
     assert not (tmp_path / "mine").exists()
 
 
-@pytest.mark.slow
-def test_tasks_at_new_lengths_run_through_lm_eval(tmp_path):
-    run_command(["copy-tasks", "lengths", "phonebook_copy", "60", "--out", str(tmp_path / "mine")], cwd=tmp_path)
-    result = run_command(
-        ["copy-tasks", "run", "--model", "ngram_copier", "--include_path", str(tmp_path / "mine"),
-         "--tasks", "phonebook_copy_60,phonebook_copy_tf_60", "--limit", "3", "--output_path", str(tmp_path / "out"),
-         "--log_samples"],
-        cwd=tmp_path,
-    )
-    assert result.returncode == 0, result.stderr[-3000:]
-    results, samples = read_results(tmp_path / "out")
-    assert results["results"]["phonebook_copy_60"]["exact_match,none"] == 1.0
-    assert results["results"]["phonebook_copy_tf_60"]["exact_match,none"] == 1.0
-    assert samples["phonebook_copy_60"][0]["doc"]["prompt"].count("\n") == 60 + 4
-
-
 def test_a_reader_that_stops_early_ends_the_command_quietly():
     """Finding 20: `copy-tasks list | head -1` ended in a BrokenPipeError traceback."""
     read, write = os.pipe()
@@ -155,3 +128,80 @@ def test_batch_size_auto_on_hf_is_refused_in_one_line_before_the_model_loads(tmp
     error = result.stderr.strip().splitlines()
     assert error[-1].startswith(f"copy-tasks: error: --batch_size {batch_size} is not allowed with --model hf")
     assert "--batch_size 8" in error[-1] and "Traceback" not in result.stderr and "no/such/model" not in error[-1]
+
+
+@pytest.mark.parametrize(("family", "length"), [("phonebook_copy", 100_000_000), ("dup_ngram_copy", 32),
+                                                ("random_copy", 10**7)])
+def test_lengths_past_a_familys_bound_are_refused_in_one_line(tmp_path, capsys, family, length):
+    from copy_tasks.cli import main
+
+    with pytest.raises(SystemExit) as stop:
+        main(["lengths", family, str(length), "--out", str(tmp_path / "out")])
+    error = capsys.readouterr().err
+    assert stop.value.code == 2 and f"copy_tasks_length={length} is not allowed" in error and error.count("\n") == 1
+    assert not (tmp_path / "out").exists()
+    from copy_tasks.harness.yaml_functions import build_dataset
+    from copy_tasks.probes.options import OptionError
+
+    with pytest.raises(OptionError, match="must be an integer from"):
+        build_dataset(family, length, "generation")
+
+
+def test_lengths_given_twice_are_written_once(tmp_path, capsys):
+    from copy_tasks.cli import main
+
+    main(["lengths", "phonebook_copy", "60,60", "--out", str(tmp_path / "out")])
+    assert sorted(path.name for path in (tmp_path / "out").iterdir()) == ["phonebook_copy_60.yaml",
+                                                                          "phonebook_copy_tf_60.yaml"]
+    assert "wrote 2 tasks" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("where", ["a file", "under a file"])
+def test_lengths_into_an_out_that_cannot_be_a_folder_is_one_line(tmp_path, capsys, where):
+    from copy_tasks.cli import main
+
+    (tmp_path / "file").write_text("x")
+    out = tmp_path / "file" if where == "a file" else tmp_path / "file" / "sub"
+    with pytest.raises(SystemExit) as stop:
+        main(["lengths", "phonebook_copy", "60", "--out", str(out)])
+    error = capsys.readouterr().err
+    assert stop.value.code == 2 and error.startswith(f"copy-tasks lengths: error: --out {out}: cannot write")
+
+
+def test_copy_tasks_run_with_malformed_metadata_json_is_one_line(tmp_path, capsys):
+    from copy_tasks.cli import main
+
+    with pytest.raises(SystemExit) as stop:
+        main(["run", "--model", "ngram_copier", "--tasks", "random_copy_10", "--metadata", '{"copy_tasks_seed": 7'])
+    error = capsys.readouterr().err
+    assert stop.value.code == 2 and 'copy-tasks run: error: Invalid JSON: {"copy_tasks_seed": 7' in error
+    assert "Traceback" not in error
+
+
+def test_copy_tasks_run_without_lm_eval_is_one_line(tmp_path):
+    hide = ("import sys, importlib.abc\nclass Hide(importlib.abc.MetaPathFinder):\n"
+            "    def find_spec(self, name, path=None, target=None):\n"
+            "        if name.split('.')[0] == 'lm_eval': raise ModuleNotFoundError(\"No module named 'lm_eval'\")\n"
+            "sys.meta_path.insert(0, Hide())\nfrom copy_tasks.cli import main\nmain(['run', '--tasks', 'x'])\n")
+    result = subprocess.run([sys.executable, "-c", hide], capture_output=True, text=True, cwd=tmp_path,
+                            env={**os.environ, "COPY_TASKS_AUTOREGISTER": "0"})
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert "copy-tasks run: error: lm-eval cannot be imported" in result.stderr
+
+
+def test_the_help_says_what_copy_tasks_is_and_each_command_answers_its_own_help(capsys):
+    from copy_tasks.cli import OWN_PARSERS, main
+
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    top = capsys.readouterr().out
+    assert "recall probes" in top and "The `copy-tasks` command." not in top
+    for command in (*OWN_PARSERS, "list", "lengths", "export", "model"):
+        assert command in top
+    for command in OWN_PARSERS:
+        with pytest.raises(SystemExit) as stopped:
+            main([command, "--help"])
+        assert stopped.value.code == 0 and f"usage: copy-tasks {command}" in capsys.readouterr().out, command
+    with pytest.raises(SystemExit):
+        main(["suite", "--help"])
+    assert "quick: the README's main job" in capsys.readouterr().out  # --preset says what each preset is

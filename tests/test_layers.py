@@ -177,3 +177,106 @@ def test_one_function_launches_lm_eval():
 
 def test_one_module_reads_results_files():
     assert modules_whose_code_says("results_", "samples_") == {"copy_tasks.report.results"}
+
+
+TESTS = Path(__file__).resolve().parent
+
+
+def has_code(path: Path) -> bool:
+    """Whether a module defines a function or class (not only a docstring, imports, constants)."""
+    return any(isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+               for node in ast.parse(path.read_text()).body)
+
+
+def test_file_of(module: Path) -> Path:
+    """Where a module's tests are: its path under tests/, the file named `test_<module>.py`
+    (a package's `__init__.py`: `test_<package>.py`; a leading underscore dropped).
+
+    >>> test_file_of(PACKAGE / "report" / "table.py").relative_to(TESTS).as_posix()
+    'report/test_table.py'
+    >>> test_file_of(PACKAGE / "export" / "__init__.py").relative_to(TESTS).as_posix()
+    'export/test_export.py'
+    """
+    parts = module.relative_to(PACKAGE).parts
+    folder, name = parts[:-1], module.stem
+    if name == "__init__":
+        name = folder[-1] if folder else "copy_tasks"
+    return TESTS.joinpath(*folder, f"test_{name.lstrip('_')}.py")
+
+
+test_file_of.__test__ = False  # a helper, not a test
+
+
+def test_every_module_has_its_tests_where_its_path_says():
+    missing = [str(test_file_of(path).relative_to(TESTS)) for path in sorted(PACKAGE.rglob("*.py"))
+               if has_code(path) and not test_file_of(path).is_file()]
+    assert missing == []
+
+
+def test_test_files_are_named_once_and_end_to_end_ones_are_all_slow():
+    names = [path.name for path in TESTS.rglob("test_*.py")]
+    assert sorted({name for name in names if names.count(name) > 1}) == []  # pytest needs unique basenames
+    end_to_end = sorted((TESTS / "end_to_end").glob("test_*.py"))
+    assert end_to_end and [path.name for path in end_to_end
+                           if "\npytestmark = pytest.mark.slow" not in path.read_text()] == []
+
+
+ADAPTER = PACKAGE / "harness" / "lm_eval_internals.py"
+# Underscore names of other libraries than lm-eval that a module may use, and why.
+OTHER_LIBRARIES_PRIVATE_NAMES = {
+    "_attn_implementation": "transformers' config attribute that selects the attention kernel",
+    "_can_set_attn_implementation": "transformers' check that a model may switch its attention kernel",
+}
+
+
+def names_defined_in_the_package() -> set[str]:
+    """Every function, class, variable and attribute name copy-tasks itself defines or assigns."""
+    names = set()
+    for path in PACKAGE.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                names.add(node.name)
+            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+                names.add(node.attr)
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                names.add(node.id)
+    return names
+
+
+def private_names_used(path: Path) -> list[str]:
+    """The underscore names (not dunders) a module reads as an attribute (`x._name`,
+    `getattr(x, "_name")`), imports from lm-eval (`lm_eval.tasks._index`, `from lm_eval.x import
+    _y`) or names in a string (`"lm_eval.tasks._index"`)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__"):
+            found.append(node.attr)
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("getattr", "hasattr")
+              and len(node.args) > 1 and isinstance(node.args[1], ast.Constant)
+              and str(node.args[1].value).startswith("_") and not str(node.args[1].value).startswith("__")):
+            found.append(node.args[1].value)
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "lm_eval":
+            found += [part for part in node.module.split(".") + [alias.name for alias in node.names]
+                      if part.startswith("_") and part not in ("__main__", "__version__")]
+        elif isinstance(node, ast.Import):
+            found += [part for alias in node.names if alias.name.split(".")[0] == "lm_eval"
+                      for part in alias.name.split(".") if part.startswith("_")]
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.startswith("lm_eval."):
+            found += [part for part in node.value.split(".") if part.startswith("_")]
+    return found
+
+
+def test_no_module_but_the_adapter_touches_a_private_name_of_lm_eval():
+    ours = names_defined_in_the_package()
+    touched = sorted(f"{module_name(path)}: {name}" for path in PACKAGE.rglob("*.py") if path != ADAPTER
+                     for name in private_names_used(path)
+                     if name not in ours and name not in OTHER_LIBRARIES_PRIVATE_NAMES)
+    assert touched == []
+
+
+def test_the_private_name_check_sees_attributes_imports_and_strings(tmp_path):
+    sample = tmp_path / "sample.py"
+    sample.write_text("import lm_eval.tasks._index\nfrom lm_eval.api.task import _private\n"
+                      "TARGET = 'lm_eval.tasks._index'\nrequests = task._instances\nconfig = getattr(lm, '_config')\n")
+    assert sorted(private_names_used(sample)) == ["_config", "_index", "_index", "_instances", "_private"]
+    assert "_instances" not in names_defined_in_the_package()  # lm-eval's own, not a name copy-tasks defines

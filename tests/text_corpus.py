@@ -4,8 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 SUBJECTS = ["The river", "A small boat", "The old miller", "Every child", "The morning train", "Her sister"]
+
+
 VERBS = ["carried", "watched", "remembered", "painted", "followed", "counted"]
+
+
 OBJECTS = ["the quiet hills.", "a letter from the coast.", "seven bright lanterns.", "the long road home.",
            "its own shadow.", "the last of the apples."]
 
@@ -32,3 +38,16 @@ def write_corpus(folder: Path) -> Path:
     for index, words in enumerate(DOCUMENT_WORDS):
         (folder / f"doc{index}.txt").write_text(document(words, index))
     return folder
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    return write_corpus(tmp_path_factory.mktemp("corpus"))
+
+
+def source(path) -> tuple[tuple[str, str], ...]:
+    return (("text_source", str(path)),)
+
+
+def passage(doc: dict) -> list[str]:
+    return doc["prompt"].split("\n\n")[0].split(" ")

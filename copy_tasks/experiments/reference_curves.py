@@ -16,8 +16,8 @@ from pathlib import Path
 from copy_tasks.models.answers import cut_at_stops
 from copy_tasks.models.bounded_state import LETTER_BITS, BoundedStateReader
 from copy_tasks.models.ngram_copier import NgramCopier, mode_name
-from copy_tasks.probes.task_docs import generate_docs
 from copy_tasks.probes.families import FAMILIES
+from copy_tasks.probes.task_docs import generate_docs
 from copy_tasks.report.plots import Line, line_plot
 
 SEED = 1234

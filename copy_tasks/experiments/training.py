@@ -8,8 +8,9 @@ Six architectures of about 3.2 million parameters each (`ARCHITECTURES`), built 
 - `copy`: `$<letters>|<letters>.` (`random_copy` in its `paper` format);
 - `lookup_prefix`: `$<key>|<letters>|<answer>.`; `lookup_suffix`: `$<letters>|<key><answer>.`
   (the lookup families in their `paper` format: key 4 letters, answer 4);
-strings uniform over a-z, drawn by our own generators in a hash domain of their own (no
-evaluation seed draws a training doc). The loss is on what the model must write and the `.`
+strings uniform over a-z, drawn by our own generators in a hash domain of their own (a
+training stream is no evaluation seed's stream; strings of 5 letters can still coincide by
+chance). The loss is on what the model must write and the `.`
 after it. Training runs in two phases: single examples, one a row (a warm-up: packed rows from
 scratch stalled in the measurements behind this recipe), then rows of `context` tokens packed
 with examples end to end, the last cut where the row ends (unscored), as the authors pack.
@@ -38,7 +39,7 @@ from copy_tasks.experiments.architectures import CONTEXT
 from copy_tasks.probes.families import FAMILIES
 from copy_tasks.probes.seeding import doc_rng
 
-TRAINING_DOMAIN = "copy-tasks-training"  # the stream's hash domain: no evaluation seed draws its docs
+TRAINING_DOMAIN = "copy-tasks-training"  # the stream's hash domain, apart from every evaluation seed's
 ARCHITECTURES = ("transformer-nope", "transformer-rope", "transformer-alibi", "transformer-hard-alibi", "mamba2",
                  "lstm")
 # Each task: the family whose generator draws its docs, in the authors' format.

@@ -24,10 +24,10 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from copy_tasks.probes.run_checks import check_options_and_sources
 from copy_tasks.probes.families import family_named, user_options
 from copy_tasks.probes.family import GENERATION, TEACHER_FORCED_SUFFIX, Family
 from copy_tasks.probes.options import PREFIX, UserError
+from copy_tasks.probes.run_checks import check_options_and_sources
 from copy_tasks.probes.task_docs import docs_fingerprint, task_rows
 
 

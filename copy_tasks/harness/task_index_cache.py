@@ -30,8 +30,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from copy_tasks.harness.switches import switched_off
 from copy_tasks.common.files import cache_root, write_atomically
+from copy_tasks.harness.switches import switched_off
 
 log = logging.getLogger("copy_tasks")
 SWITCH = "COPY_TASKS_INDEX_CACHE"

@@ -16,8 +16,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from copy_tasks.probes.decoding import non_greedy
 from copy_tasks.models import REFERENCE_MODELS
+from copy_tasks.probes.decoding import non_greedy
 from copy_tasks.probes.families import FAMILIES, parse_task_name
 from copy_tasks.probes.options import SEED, Recorded
 from copy_tasks.report.results import Problem, UnreadableResults, read_results, read_samples, run_stamp, samples_file

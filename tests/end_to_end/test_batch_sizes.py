@@ -11,6 +11,8 @@ from __future__ import annotations
 import pytest
 import torch
 
+pytestmark = pytest.mark.slow  # every test here runs lm-eval or copy-tasks end to end
+
 PROMPTS = ["Alice Smith: 6093237777\nBob Jones: 7123456789\n\nBob Jones:", "the cat sat"]
 
 

@@ -9,10 +9,11 @@ import sys
 import pytest
 from conftest import ROOT, offline_env
 
+pytestmark = pytest.mark.slow  # every test here runs lm-eval or copy-tasks end to end
+
 SCRIPT = ROOT / "benchmarks" / "gpu_check.py"
 
 
-@pytest.mark.slow
 def test_gpu_check_smoke_run_on_the_cpu(tmp_path):
     """On one thread: a tiny model's operations are too small to share, and two threads on a
     busy machine wait on each other (the same run took 135 s on two threads, 19 s on one)."""

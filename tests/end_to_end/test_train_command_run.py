@@ -7,8 +7,9 @@ from __future__ import annotations
 import pytest
 from conftest import read_results, run_command
 
+pytestmark = pytest.mark.slow  # every test here runs lm-eval or copy-tasks end to end
 
-@pytest.mark.slow
+
 def test_quick_training_trains_scores_and_reports_through_plain_lm_eval(tmp_path):
     result = run_command(["copy-tasks", "train", "--quick", "--models", "transformer-hard-alibi",
                           "--out", str(tmp_path / "run")], cwd=tmp_path)

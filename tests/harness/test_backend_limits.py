@@ -17,22 +17,12 @@ import shutil
 import sys
 import types
 
-import lm_eval
 import pytest
 from fake_openai import FakeOpenAI
-from lm_eval.models.huggingface import HFLM
+from hf_runs import CONTEXT, PHONE_BOOKS, SCORED, RecordingHFLM, evaluate
 
 import copy_tasks.models.reference_lm  # noqa: F401  (registers ngram_copier)
-from copy_tasks.experiments.tiny_models import stop_at_once
 from copy_tasks.probes.budgets import ANSWER_MARGIN, OVERFLOW_BUDGET
-
-PHONE_BOOKS = ["phonebook_copy_10", "phonebook_copy_20", "phonebook_copy_30"]
-SCORED = ["phonebook_copy_tf_10", "phonebook_copy_tf_20", "phonebook_copy_tf_30"]
-CONTEXT = 300  # tokens: 10-entry books fit, 30-entry ones do not, 20 entries are at the edge
-
-
-def evaluate(model, tasks, **kwargs) -> dict:
-    return lm_eval.simple_evaluate(model=model, tasks=tasks, limit=4, log_samples=True, **kwargs)
 
 
 def overflow_of(results: dict, task: str) -> dict[int, float]:
@@ -76,36 +66,6 @@ def assert_overflow_is_where_the_answer_does_not_fit(results, tasks, encode, sen
     assert any(outcome.values()) and not all(outcome.values())  # both kinds occurred
 
 
-class RecordingHFLM(HFLM):
-    """lm-eval's `hf`, recording the token ids it passes to the model."""
-
-    def __init__(self, *args, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
-        self.sent: list[list[int]] = []
-
-    def _model_generate(self, context, *args, **kwargs):
-        self.sent += [row[mask.bool()].tolist() for row, mask in zip(context, kwargs["attention_mask"])]
-        return super()._model_generate(context, *args, **kwargs)
-
-    def _model_call(self, inps, *args, **kwargs):
-        self.sent += inps.tolist()
-        return super()._model_call(inps, *args, **kwargs)
-
-
-@pytest.fixture(scope="module")
-def stopping_neox(tiny_models, tmp_path_factory):
-    """The tiny GPT-NeoX, its generations ending at their first token (`stop_at_once`): what is
-    checked here is what the backend is sent, not what the model answers, and a random model
-    would spend every doc's whole budget of decoding steps."""
-    return stop_at_once(shutil.copytree(tiny_models["gpt_neox"], tmp_path_factory.mktemp("stopping") / "model"))
-
-
-@pytest.fixture(scope="module")
-def hf_run(stopping_neox):
-    lm = RecordingHFLM(pretrained=str(stopping_neox), device="cpu", batch_size=1, max_length=CONTEXT)
-    return lm, evaluate(lm, ["phonebook_copy", *SCORED])
-
-
 def test_hf_docs_overflow_exactly_where_their_answer_does_not_fit(hf_run):
     lm, results = hf_run
     assert_overflow_is_where_the_answer_does_not_fit(results, PHONE_BOOKS + SCORED, lm.tok_encode, lm.sent, CONTEXT)
@@ -121,20 +81,6 @@ def test_an_lm_object_from_python_records_its_model_and_the_docs_that_ran(hf_run
         # --limit 4: the count is over the 4 docs that ran, not the task's 200
         assert metadata["copy_tasks_overflow_docs"] == sum(overflow_of(results, task).values()) <= 4
     assert results["results"]["phonebook_copy_30"]["overflow,none"] == 1.0
-
-
-def test_every_metric_is_reported_and_a_group_with_cut_docs_reports_nan(hf_run):
-    _, results = hf_run
-    scores = results["results"]
-    for task in PHONE_BOOKS:  # every metric key, of the task and its stderr, in every task
-        assert {f"{metric}{kind},none" for metric in ("exact_match", "prefix_match", "authors_exact_match", "overflow")
-                for kind in ("", "_stderr")} <= set(scores[task]), task
-    assert math.isnan(scores["phonebook_copy_30"]["exact_match,none"])  # every doc cut: NaN, not absent
-    assert not math.isnan(scores["phonebook_copy_10"]["exact_match,none"])  # every doc fits: a score
-    group = results["groups"]["phonebook_copy"]
-    assert math.isnan(group["exact_match,none"]) and math.isnan(group["authors_exact_match,none"])
-    members = results["group_subtasks"]["phonebook_copy"]
-    assert group["overflow,none"] == pytest.approx(sum(scores[t]["overflow,none"] for t in members) / len(members))
 
 
 @pytest.fixture(scope="module")
@@ -254,22 +200,3 @@ def test_max_gen_toks_raises_budgets_never_lowers_them_and_is_recorded_as_sent()
     for task, budgets in sent.items():
         assert results["configs"][task]["metadata"]["copy_tasks_generation_budgets"] == sorted(budgets)
         assert results["results"][task]["exact_match,none"] == 1.0
-
-
-def test_lm_evals_wandb_logger_logs_a_run_with_overflowed_lengths(hf_run, tmp_path, monkeypatch):
-    """lm-eval's W&B logger reads every metric of every sample and every task; offline, it logs
-    a run in which whole lengths overflowed without an error (it raised KeyError 'exact_match')."""
-    wandb = pytest.importorskip("wandb")
-    from lm_eval.loggers import WandbLogger
-
-    monkeypatch.setenv("WANDB_MODE", "offline")
-    monkeypatch.setenv("WANDB_SILENT", "true")
-    _, results = hf_run
-    logger = WandbLogger(init_args={"project": "copy-tasks-test", "dir": str(tmp_path), "mode": "offline"})
-    try:
-        logger.post_init(results)
-        logger.log_eval_result()
-        logger.log_eval_samples(results["samples"])
-    finally:
-        logger.run.finish()
-    assert wandb.run is None and any(tmp_path.rglob("*.wandb"))

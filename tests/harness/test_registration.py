@@ -56,16 +56,6 @@ def test_task_manager_api_includes_our_tasks_and_user_tasks(tmp_path):
     assert Path(index["phonebook_copy_20"].yaml_path).is_relative_to(task_config_dir())
 
 
-@pytest.mark.parametrize(("value", "on"), [("0", False), ("false", False), ("No", False), (" off ", False),
-                                           ("1", True), (None, True)])
-def test_autoregistration_can_be_switched_off(value, on):
-    probe = ("import sys, copy_tasks.harness.startup as hook; "
-             "print(any(isinstance(f, hook.PatchWhenImported) for f in sys.meta_path))")
-    env = {} if value is None else {"COPY_TASKS_AUTOREGISTER": value}
-    result = subprocess.run([sys.executable, "-c", probe], env=env, text=True, capture_output=True, check=True)
-    assert result.stdout.strip() == str(on)
-
-
 def test_wheel_ships_task_configs_and_the_pth_file(tmp_path):
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
                     "-q", "-w", str(tmp_path), str(ROOT)], check=True)

@@ -1,0 +1,33 @@
+"""End-to-end: `lm_eval` and `copy-tasks` runs of our tasks, as `copy-tasks lengths` writes them."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import read_results, run_command
+
+pytestmark = pytest.mark.slow  # every test here runs lm-eval or copy-tasks end to end
+
+
+def test_lm_eval_validate_and_ls_know_our_tasks(tmp_path):
+    validate = run_command(["lm-eval", "validate", "--tasks", "phonebook_copy,lookup_suffix_tf"], cwd=tmp_path)
+    assert validate.returncode == 0, validate.stderr[-2000:]
+    assert "All tasks found and valid" in validate.stdout + validate.stderr
+    listing = run_command(["lm-eval", "ls", "tasks"], cwd=tmp_path)
+    assert listing.returncode == 0
+    for name in ("phonebook_copy", "phonebook_copy_tf_1000", "lookup_prefix_20", "copy_tasks_offline"):
+        assert f"|{name} " in listing.stdout
+
+
+def test_tasks_at_new_lengths_run_through_lm_eval(tmp_path):
+    run_command(["copy-tasks", "lengths", "phonebook_copy", "60", "--out", str(tmp_path / "mine")], cwd=tmp_path)
+    result = run_command(
+        ["copy-tasks", "run", "--model", "ngram_copier", "--include_path", str(tmp_path / "mine"),
+         "--tasks", "phonebook_copy_60,phonebook_copy_tf_60", "--limit", "3", "--output_path", str(tmp_path / "out"),
+         "--log_samples"],
+        cwd=tmp_path,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    results, samples = read_results(tmp_path / "out")
+    assert results["results"]["phonebook_copy_60"]["exact_match,none"] == 1.0
+    assert results["results"]["phonebook_copy_tf_60"]["exact_match,none"] == 1.0
+    assert samples["phonebook_copy_60"][0]["doc"]["prompt"].count("\n") == 60 + 4

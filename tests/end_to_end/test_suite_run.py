@@ -1,0 +1,28 @@
+"""End-to-end: `copy-tasks suite` on the reference models."""
+
+from __future__ import annotations
+
+import csv
+
+import pytest
+from conftest import run_command
+
+pytestmark = pytest.mark.slow  # every test here runs lm-eval or copy-tasks end to end
+
+
+def test_suite_of_the_reference_models_writes_the_leaderboard(tmp_path):
+    result = run_command(
+        ["copy-tasks", "suite", "--models", "ngram_copier,bounded_state", "--out", str(tmp_path / "out")], cwd=tmp_path
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "[1/2] ngram_copier: 76 tasks, 20 docs per task" in result.stderr
+    assert "[2/2] bounded_state: done in" in result.stderr
+    with (tmp_path / "out" / "leaderboard.csv").open(newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    copier = [row for row in rows if row["model"] == "ngram_copier" and row["metric"] == "exact_match"]
+    assert len(copier) == 76 and {row["value"] for row in copier} == {"1.0"}
+    assert {row["n"] for row in rows} == {"20"}
+    assert (tmp_path / "out" / "plots" / "lookup_suffix.png").is_file()
+    assert "| ngram_copier | reference model | - |" in (tmp_path / "out" / "summary.md").read_text()
+    for results in (tmp_path / "out" / "results").rglob("results_*.json"):
+        assert '"config_source": "copy_tasks/task_configs/' in results.read_text()

@@ -1,0 +1,77 @@
+"""`copy-tasks suite`: runs lm-eval per model, then writes the leaderboard (reference models here;
+the README's main job adds Gemma 3 270M, which needs its PyPI download)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import run_command
+
+from copy_tasks.experiments.suite import offline_families, plan
+from copy_tasks.probes.families import parse_task_name
+
+
+def variant_tasks(run, variant: str) -> list[str]:
+    return [task for task in run.tasks if parse_task_name(task)[1] == variant]
+
+
+def test_quick_plan_runs_every_offline_family_on_each_model():
+    gemma, copier, bounded = plan("quick")
+    for run in (copier, bounded):
+        families = {parse_task_name(task)[0] for task in run.tasks}
+        assert families == {family.name for family in offline_families()}, run.label
+    assert {parse_task_name(task)[0] for task in variant_tasks(gemma, "teacher_forced")} == {
+        family.name for family in offline_families()}
+    assert {parse_task_name(task)[0] for task in variant_tasks(gemma, "generation")} == {
+        "phonebook_copy", "lookup_suffix", "lookup_prefix"}
+    # one run, the generation tasks first
+    assert gemma.tasks == (*variant_tasks(gemma, "generation"), *variant_tasks(gemma, "teacher_forced"))
+    assert (gemma.backend, gemma.model_args, gemma.docs) == ("hf_fast", "pretrained=gemma-3-270m", 4)
+    assert max(parse_task_name(task)[2] for task in gemma.tasks) == 100
+    assert (copier.backend, copier.docs) == ("ngram_copier", 20)
+    assert all(not task.startswith("squad") and not task.startswith("c4") for task in copier.tasks)
+
+
+def test_published_plan_has_25_docs_per_length_in_both_variants():
+    (gemma,) = plan("published", ("gemma-3-270m",))
+    assert gemma.docs == 25
+    assert [task for task in variant_tasks(gemma, "generation") if task.startswith("phonebook")] == [
+        f"phonebook_copy_{n}" for n in (10, 20, 30, 50, 70, 100, 150, 200)]
+    assert [task for task in variant_tasks(gemma, "teacher_forced") if task.startswith("phonebook")] == [
+        f"phonebook_copy_tf_{n}" for n in (10, 20, 30, 50, 70, 100, 150, 200)]
+
+
+def test_published_plan_runs_smollm2_also_under_its_chat_template_on_the_same_docs():
+    (base,) = plan("published", ("smollm2-135m",))
+    (chat,) = plan("published", ("smollm2-135m-chat",))
+    assert not base.chat and chat.chat
+    assert (chat.model_args, chat.docs) == (base.model_args, 25)
+    assert set(chat.tasks) <= set(base.tasks)
+    assert {parse_task_name(task)[0] for task in variant_tasks(chat, "teacher_forced")} == {
+        "phonebook_copy", "random_copy"}
+    assert chat.lm_eval_run(Path("out")).command()[-1] == "--apply_chat_template"
+    assert "--apply_chat_template" not in base.lm_eval_run(Path("out")).command()
+
+
+def test_unknown_models_are_refused_before_anything_runs(tmp_path):
+    result = run_command(["copy-tasks", "suite", "--models", "gpt-5", "--out", str(tmp_path / "out")], cwd=tmp_path)
+    assert result.returncode == 2
+    assert ("--models: unknown gpt-5; the preset quick runs gemma-3-270m, ngram_copier, bounded_state"
+            in result.stderr)
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("where", ["a file", "under a file"])
+def test_an_out_the_suite_cannot_write_is_one_line_before_anything_runs(tmp_path, capsys, where):
+    """Finding 16: `copy-tasks suite --out FILE` (or a read-only --out) ended in a traceback."""
+    from copy_tasks.experiments.suite import main as suite_main
+
+    blocker = tmp_path / "results.txt"
+    blocker.write_text("mine")
+    out = blocker if where == "a file" else blocker / "board"
+    with pytest.raises(SystemExit) as stop:
+        suite_main(["--out", str(out), "--models", "ngram_copier"])
+    error = capsys.readouterr().err
+    assert stop.value.code == 2 and error.startswith("copy-tasks suite: error: --out ") and error.count("\n") == 1
+    assert blocker.read_text() == "mine"

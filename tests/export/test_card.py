@@ -1,0 +1,44 @@
+"""The dataset card (`copy_tasks.export.card`): every split, its features, how the docs were made."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import yaml
+from export_fixtures import FAMILIES, LENGTHS, PINNED
+
+from copy_tasks.export.folder import MARKER
+from copy_tasks.probes.task_docs import task_rows
+
+
+def card_row(family: str, length: int, sha256: str) -> str:
+    """The card's provenance line of a split of 5 docs made with the defaults."""
+    options = "copy_tasks_copy_format = `natural`" if family == "random_copy" else "none"
+    return f"| {family} | length_{length} | 5 | 1234 | 1.0 | 3.1 | {options} | `{sha256}` |"
+
+
+def header(folder: Path) -> dict:
+    card = (folder / "README.md").read_text()
+    assert card.startswith("---\n")
+    return yaml.safe_load(card.split("---\n")[1])
+
+
+def test_the_card_names_every_split_and_its_features_and_says_how_the_docs_were_made(exported):
+    meta = header(exported)
+    assert meta["license"] == "mit" and meta["task_categories"] == ["text-generation"] and meta["pretty_name"]
+    assert [config["config_name"] for config in meta["configs"]] == list(FAMILIES)
+    for config in meta["configs"]:
+        assert config["data_files"] == [{"split": f"length_{length}", "path": f"{config['config_name']}/length_"
+                                         f"{length}.parquet"} for length in LENGTHS]
+    for info in meta["dataset_info"]:
+        columns = [feature["name"] for feature in info["features"]]
+        assert columns == list(task_rows(info["config_name"], 10, "generation", {"copy_tasks_docs": 1})[0])
+        assert [(split["name"], split["num_examples"]) for split in info["splits"]] == [
+            (f"length_{length}", 5) for length in LENGTHS]
+    card = (exported / "README.md").read_text()
+    assert "arXiv:2402.01032" in card and "eprint        = {2402.01032}" in card and "copy_tasks.score(" in card
+    for family in FAMILIES:
+        for length in LENGTHS:
+            assert card_row(family, length, PINNED[f"{family}_{length}"]) in card
+    assert json.loads((exported / MARKER).read_text())["files"][-1] == "README.md"

@@ -1,0 +1,74 @@
+"""The checks before a model loads (`copy_tasks.harness.cli_checks`): every entry point refuses bad
+options and unreadable sources first."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import run_command
+
+ENTRY_POINTS = {"lm_eval": ["lm_eval"], "copy-tasks run": ["copy-tasks", "run"],
+                "python -m lm_eval run": ["python", "-m", "lm_eval", "run"]}
+
+
+def run_without_a_model(tmp_path, entry_point: str, *args: str):
+    """lm-eval with a model that does not exist: an error must come before it tries to load it."""
+    return run_command([*ENTRY_POINTS[entry_point], "--model", "hf", "--model_args",
+                        f"pretrained={tmp_path / 'no-model'}", *args], cwd=tmp_path)
+
+
+@pytest.mark.parametrize("entry_point", sorted(ENTRY_POINTS))
+def test_every_entry_point_checks_options_before_loading_a_model(tmp_path, entry_point):
+    result = run_without_a_model(tmp_path, entry_point, "--tasks", "phonebook_copy_20", "--metadata",
+                                 '{"copy_tasks_docs": -5}')
+    assert result.returncode == 2
+    assert "copy_tasks_docs=-5 is not allowed" in result.stderr and "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("metadata", "message"),
+    [
+        ("copy_tasks_seed=x1", "copy_tasks_seed='x1' is not allowed"),
+        ('{"copy_tasks_docs_count": 5}', "unknown option copy_tasks_docs_count=5"),
+        ('{"copy_tasks_limit": 5}', "copy_tasks_limit=5 is not an option: it is recorded by copy-tasks in the results"),
+        ('{"copy_tasks_docs": 1000000000}', "copy_tasks_docs=1000000000 is not allowed: the number of docs per "
+                                            "task must be an integer from 1 to 10000"),
+        (f'{{"copy_tasks_seed": {10**30}}}', f"copy_tasks_seed={10**30} is not allowed"),
+        ('{"copy_tasks_length": 5}', "copy_tasks_length=5 is not an option: it is set by each task's YAML"),
+        ('{"copy_tasks_variant": "x"}', "copy_tasks_variant='x' is not an option: it is set by each task's YAML"),
+        ('{"copy_tasks_family": "x"}', "copy_tasks_family='x' is not an option"),
+        ('{"copy_tasks_docs_sha256": "x"}', "copy_tasks_docs_sha256='x' is not an option: it is recorded by "
+                                            "copy-tasks in the results"),
+    ],
+)
+def test_cli_rejects_bad_metadata_before_loading_a_model(tmp_path, metadata, message):
+    result = run_without_a_model(tmp_path, "python -m lm_eval run", "--tasks", "phonebook_copy_20",
+                                 "--metadata", metadata)
+    assert result.returncode == 2
+    assert message in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize(("content", "message"), [
+    (b"\x00\x9f\x92\x96 binary \xff", "is not UTF-8 text"),
+    ("caf\u00e9 au lait ".encode("latin-1") * 5, "is not UTF-8 text"),
+    (b"only five words in here", "has 5 words, fewer than the 1000 of the longest passage asked for"),
+])
+def test_a_text_source_that_cannot_serve_the_tasks_is_refused_before_the_model(tmp_path, content, message):
+    source = tmp_path / "text.txt"
+    source.write_bytes(content)
+    result = run_without_a_model(tmp_path, "lm_eval", "--tasks", "c4_copy_25,c4_copy_1000", "--metadata",
+                                 json.dumps({"copy_tasks_text_source": str(source)}))
+    assert result.returncode == 2
+    assert message in result.stderr and "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("content", [b"\xff\xfe{not json", b"[" * 5000 + b"]" * 5000, b'{"version": "v2"}'])
+def test_a_squad_source_that_cannot_be_read_is_refused_before_the_model(tmp_path, content):
+    source = tmp_path / "dev.json"
+    source.write_bytes(content)
+    result = run_without_a_model(tmp_path, "lm_eval", "--tasks", "squad_length_100", "--metadata",
+                                 json.dumps({"copy_tasks_squad_source": str(source)}))
+    assert result.returncode == 2
+    assert "not a SQuAD-format" in result.stderr and "Traceback" not in result.stderr

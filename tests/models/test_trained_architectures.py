@@ -1,0 +1,46 @@
+"""The trained model types lm-eval loads (`copy_tasks.models.trained_architectures`): each as
+trained, none silently as another."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+import torch
+from conftest import offline_env
+
+from copy_tasks.experiments.training import (
+    ARCHITECTURES,
+)
+
+LOAD_WITHOUT_OUR_CODE = """
+import sys
+from transformers import AutoModelForCausalLM
+try:
+    AutoModelForCausalLM.from_pretrained(sys.argv[1])
+except (ValueError, KeyError) as error:
+    print("refused:", error)
+else:
+    print("loaded")
+"""
+
+
+def test_lm_eval_loads_each_saved_architecture_as_trained(trained):
+    from lm_eval.models.huggingface import HFLM
+
+    out, tokens, logits = trained
+    for architecture in ARCHITECTURES:
+        lm = HFLM(pretrained=str(out / "copy" / architecture / "seed-0" / "final"), device="cpu", batch_size=1)
+        with torch.no_grad():
+            assert torch.allclose(lm.model(tokens).logits, logits[architecture], atol=1e-5), architecture
+
+
+@pytest.mark.parametrize("architecture, model_type", [("transformer-hard-alibi", "copy_tasks_hard_alibi"),
+                                                      ("lstm", "copy_tasks_lstm")])
+def test_a_load_without_the_registration_fails_instead_of_scoring_another_model(trained, architecture, model_type):
+    folder = trained[0] / "copy" / architecture / "seed-0" / "final"
+    env = offline_env(COPY_TASKS_AUTOREGISTER="0")
+    loaded = subprocess.run([sys.executable, "-c", LOAD_WITHOUT_OUR_CODE, str(folder)], env=env,
+                            capture_output=True, text=True, timeout=300)
+    assert loaded.stdout.startswith("refused:") and model_type in loaded.stdout, loaded.stdout + loaded.stderr[-2000:]

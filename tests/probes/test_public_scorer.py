@@ -1,0 +1,136 @@
+"""The public scorer (`copy_tasks.score`) gives the verdicts our lm-eval tasks give: the
+conformance battery's stated verdict for every style on every family, under both rules; the
+per-sample metrics lm-eval logged for a real run; and the same for a row read back from
+Parquet, whatever types the reader gives."""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+
+import numpy as np
+import pyarrow as pa
+import pytest
+from answer_styles import backend_text
+from conftest import source_options
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import copy_tasks
+from copy_tasks.harness.yaml_functions import process_teacher_forced
+from copy_tasks.probes.conformance import STYLES
+from copy_tasks.probes.families import FAMILIES
+from copy_tasks.probes.task_docs import task_rows
+
+RULES = {"exact_match": False, "authors_exact_match": True}  # metric -> is the authors' rule
+
+
+@pytest.fixture(scope="module")
+def rows(local_sources) -> dict[str, list[dict]]:
+    """3 docs at each of the two shortest lengths of every family (C4 and SQuAD on local stand-ins)."""
+    found = {}
+    for family in FAMILIES.values():
+        metadata = {"copy_tasks_docs": 3} | {f"copy_tasks_{argument}": path for argument, path
+                                             in source_options(family.name, local_sources)}
+        found[family.name] = [row for length in family.lengths[:2]
+                              for row in task_rows(family.name, length, "generation", metadata)]
+    return found
+
+
+@pytest.mark.parametrize("style", STYLES)
+def test_every_style_gets_the_batterys_verdict_on_every_family_under_both_rules(rows, style):
+    got, expected = {}, {}
+    for family, docs in rows.items():
+        for doc in docs:
+            verdicts = copy_tasks.score(doc, backend_text(style, doc))
+            for metric, authors in RULES.items():
+                got[family, doc["length"], doc["index"], metric] = verdicts[metric]
+                expected[family, doc["length"], doc["index"], metric] = float(
+                    STYLES[style].expected(family, False, authors=authors))
+    assert got == expected
+
+
+def test_the_answer_is_cut_at_the_familys_stop_sequences_as_a_backend_cuts_it(rows):
+    phone, copy = rows["phonebook_copy"][0], rows["random_copy"][0]
+    # the phone book stops at a newline: the next line is not part of the answer under any rule
+    assert copy_tasks.score(phone, phone["continuation"] + "\n" + phone["continuation"][::-1]) == {
+        "exact_match": 1.0, "prefix_match": 1.0, "authors_exact_match": 1.0}
+    # a copy stops at a blank line only: the authors read the next line as part of the copy
+    assert copy_tasks.score(copy, copy["continuation"] + "\nx y\n\nz")["authors_exact_match"] == 0.0
+    assert copy_tasks.score(copy, copy["continuation"] + "\n\nx y")["authors_exact_match"] == 1.0
+
+
+def test_a_wrong_answer_gets_partial_credit_by_our_rule_only():
+    doc = {"family": "phonebook_copy", "prompt": "Ann Lee: 6093237777\n\nAnn Lee:", "target": "6093237777",
+           "continuation": " 6093237777"}
+    verdicts = copy_tasks.score(doc, " 6093230000")
+    assert verdicts["exact_match"] == 0.0 and verdicts["authors_exact_match"] == 0.0
+    assert verdicts["prefix_match"] == pytest.approx(0.6)  # the first 6 of 10 digits
+
+
+def test_a_row_read_back_from_parquet_scores_as_the_row_itself(rows):
+    """pandas gives lists as numpy arrays and numbers as numpy scalars; datasets gives lists."""
+    for family in ("squad_length", "lookup_suffix", "phonebook_copy"):
+        frame = pa.Table.from_pylist(rows[family]).to_pandas()
+        for doc, (_, read) in zip(rows[family], frame.iterrows()):
+            read = read.to_dict()
+            assert any(isinstance(value, np.ndarray) for value in read.values()), family  # the types did change
+            for answer in (doc["continuation"], " " + doc["target"][::-1], "\n" + doc["continuation"]):
+                assert copy_tasks.score(read, answer) == copy_tasks.score(doc, answer), (family, answer)
+
+
+def test_an_answer_must_be_text():
+    with pytest.raises(TypeError, match="a str"):
+        copy_tasks.score({"family": "random_copy"}, [" a b"])  # lm-eval's list of generations
+
+
+def test_teacher_forced_metrics_are_the_tasks_and_worked_by_hand():
+    doc = {"continuation": " 12"}
+    metrics = copy_tasks.score_teacher_forced(doc, -6 * math.log(2), True)
+    assert metrics == {"exact_match": 1.0, "logprob": pytest.approx(-4.1588830833596715), "bits_per_char": 2.0}
+    assert process_teacher_forced(doc, [(-6 * math.log(2), True)]) == metrics
+    assert copy_tasks.score_teacher_forced(doc, -6 * math.log(2), False)["exact_match"] == 0.0
+
+
+def test_the_public_scorer_loads_neither_lm_eval_nor_torch():
+    probe = ("import sys, copy_tasks\n"
+             "doc = {'family': 'random_copy', 'prompt': 'a b\\n\\na b\\n\\na', 'target': ' b', 'continuation': ' b'}\n"
+             "print(copy_tasks.score(doc, ' b')['exact_match'], copy_tasks.score_teacher_forced(doc, -1.0, True))\n"
+             "print(sorted(name for name in ('torch', 'lm_eval', 'transformers') if name in sys.modules))")
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert result.stdout.splitlines()[-1] == "[]", result.stdout
+    assert result.stdout.startswith("1.0 ")
+
+
+def test_a_pandas_row_of_an_export_is_scored_like_its_dict(tmp_path):
+    """Finding 18: `pd.read_parquet(f).iloc[0]` raised TypeError though Parquet readers' types are promised."""
+    import pandas
+
+    from copy_tasks.export import export
+
+    export(["random_copy"], [10], "generation", {"copy_tasks_docs": 2}, tmp_path / "docs")
+    row = pandas.read_parquet(tmp_path / "docs" / "random_copy" / "length_10.parquet").iloc[0]
+    assert copy_tasks.score(row, row["continuation"])["exact_match"] == 1.0
+    assert copy_tasks.score(row, row["continuation"]) == copy_tasks.score(row.to_dict(), row["continuation"])
+
+
+@pytest.mark.parametrize("damage, says", [({"prompt": None}, "lacks 'prompt'"), ({"target": ""}, "target is empty")])
+def test_a_doc_without_a_prompt_or_with_an_empty_target_is_a_clear_error(damage, says):
+    """Finding 18: no prompt gave a bare KeyError, target="" a ZeroDivisionError."""
+    doc = {"family": "random_copy", "prompt": "a b\n\na b\n\na", "target": " b", "continuation": " b"}
+    doc = {key: value for key, value in {**doc, **damage}.items() if value is not None}
+    with pytest.raises(ValueError, match=says.replace("target is empty", r"\['target'\] is empty")):
+        copy_tasks.score(doc, " b")
+
+
+@settings(max_examples=50, deadline=None)
+@given(logprob=st.floats(allow_nan=True, allow_infinity=True), continuation=st.text(max_size=5))
+def test_teacher_forced_metrics_are_given_for_a_log_probability_only(logprob, continuation):
+    """Finding 18: a log-probability of 5.0 gave a negative bits_per_char; an empty continuation divided by 0."""
+    doc = {"family": "random_copy", "prompt": "p", "target": continuation, "continuation": continuation}
+    if logprob > 0 or logprob != logprob or not continuation:
+        with pytest.raises(ValueError):
+            copy_tasks.score_teacher_forced(doc, logprob, False)
+    else:
+        assert copy_tasks.score_teacher_forced(doc, logprob, False)["bits_per_char"] >= 0

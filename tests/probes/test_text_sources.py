@@ -1,0 +1,85 @@
+"""Text sources for the copy families (`copy_tasks.probes.text_sources`): what is refused before it is read."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from text_corpus import DOCUMENT_WORDS, write_corpus
+
+from copy_tasks.harness.yaml_functions import build_dataset
+from copy_tasks.probes.families import FAMILIES, task_settings
+from copy_tasks.probes.options import OptionError
+from copy_tasks.probes.task_docs import generate_docs
+from copy_tasks.probes.text_sources import TextSourceError, load_documents
+
+
+def test_a_huge_text_or_squad_file_is_refused_by_its_size_before_it_is_read(tmp_path):
+    from copy_tasks.probes.families.squad_length.data import MAX_SQUAD_BYTES, SquadSourceError, load_paragraphs
+    from copy_tasks.probes.text_sources import MAX_TEXT_BYTES, TextSourceError, load_documents
+
+    sparse = tmp_path / "sparse.txt"
+    with sparse.open("wb") as handle:
+        handle.truncate(2 * 2**30)  # 2 GB of nothing, allocated by no one
+    started = time.monotonic()
+    with pytest.raises(TextSourceError, match=f"is 2048 MB of text; a text source may hold at most "
+                                              f"{MAX_TEXT_BYTES // 2**20} MB"):
+        load_documents(str(sparse))
+    squad = tmp_path / "big.json"
+    with squad.open("wb") as handle:
+        handle.truncate(MAX_SQUAD_BYTES + 1)
+    with pytest.raises(SquadSourceError, match=f"a SQuAD file may hold at most {MAX_SQUAD_BYTES // 2**20} MB"):
+        load_paragraphs(str(squad))
+    assert time.monotonic() - started < 60  # not read: a read of 2 GB took 28 s and 4.7 GB
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    return write_corpus(tmp_path_factory.mktemp("corpus"))
+
+
+def source(path) -> tuple[tuple[str, str], ...]:
+    return (("text_source", str(path)),)
+
+
+def test_too_short_source_runs_across_documents_and_warns(tmp_path, caplog):
+    for i in range(3):
+        (tmp_path / f"{i}.txt").write_text(" ".join(f"w{i}_{j}" for j in range(10)))
+    docs = generate_docs("c4_copy", 25, 1, 5, source(tmp_path))
+    assert all(doc["document"] == -1 and doc["words"] == 25 for doc in docs)
+    assert "passages run across documents" in caplog.text
+
+
+def test_local_sources_file_folder_and_saved_dataset(tmp_path, corpus):
+    import datasets
+
+    single = corpus / "doc3.txt"
+    assert len(load_documents(str(single))) == 1
+    assert len(load_documents(str(corpus))) == len(DOCUMENT_WORDS)
+    saved = tmp_path / "saved"
+    datasets.Dataset.from_dict({"text": [single.read_text(), "two words"]}).save_to_disk(str(saved))
+    assert load_documents(str(saved))[1] == "two words"
+    docs = generate_docs("c4_copy", 100, 3, 3, source(saved))
+    assert all(doc["document"] == 0 for doc in docs)
+
+
+@pytest.mark.parametrize("bad", ["/no/such/text.txt", 5])
+def test_missing_source_is_an_option_error(bad):
+    with pytest.raises(OptionError, match="copy_tasks_text_source=.* is not allowed: the natural-text source"):
+        task_settings(FAMILIES["c4_copy"], {"copy_tasks_text_source": bad})
+
+
+def test_unreachable_c4_says_how_to_use_local_text(monkeypatch):
+    import datasets
+
+    # datasets 3 and later read HF_HUB_OFFLINE when imported: offline here, the hub fails at
+    # once (with the network unreachable it would retry for 23 s); earlier ones read it later.
+    if hasattr(datasets.config, "HF_HUB_OFFLINE"):
+        monkeypatch.setattr(datasets.config, "HF_HUB_OFFLINE", True)
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    load_documents.cache_clear()
+    with pytest.raises(TextSourceError) as error:
+        build_dataset("c4_copy", 25, "generation", version=1.0, copy_tasks_docs=2)
+    assert "could not load allenai/c4" in str(error.value)
+    assert "--metadata copy_tasks_text_source=PATH" in str(error.value)

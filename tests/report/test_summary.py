@@ -1,0 +1,57 @@
+"""The summary (`copy_tasks.report.summary`): effective length and AUC on hand-worked curves, what
+it leaves out, names as written."""
+
+from __future__ import annotations
+
+import pytest
+from leaderboard_fixtures import write_results
+
+from copy_tasks.report.build import build_leaderboard
+from copy_tasks.report.summary import area_under_curve, effective_length
+
+
+def test_the_summary_shows_names_as_written_and_escapes_what_markdown_or_unicode_would_hide(tmp_path):
+    names = ["=HYPERLINK(1)", "\r=1+1", "=1+1", "_u_", "abc\u202edef"]
+    for day, name in enumerate(names, start=1):
+        write_results(tmp_path / "in", name, {"random_copy_10": {"exact_match": 0.5}}, date=f"2026-11-0{day}T10:00:00")
+    build_leaderboard([tmp_path / "in"], tmp_path / "out")
+    summary = (tmp_path / "out" / "summary.md").read_text()
+    rows = [line.split(" | ")[0] for line in summary.splitlines() if line.startswith("| ") and "transformer" in line]
+    assert sorted(set(rows)) == sorted(["| =HYPERLINK\\(1\\)", "| \\\\r=1+1", "| =1+1", "| \\_u\\_",
+                                        "| abc\\\\u202edef"])  # five models, five rows
+    assert "'=HYPERLINK" not in summary and "\u202e" not in summary
+
+
+GOOD = {"phonebook_copy_20": {"exact_match": 0.5, "exact_match_stderr": 0.25, "overflow": 0.0},
+        "random_copy_tf_10": {"exact_match": 1.0, "bits_per_char": 0.5}}
+
+
+def test_model_names_are_escaped_in_the_summary_and_plots(tmp_path):
+    write_results(tmp_path / "in", "$\\frac{a$", GOOD)
+    write_results(tmp_path / "in", "![x](http://a.b)<script>", GOOD, date="2026-11-03T10:00:00")
+    build_leaderboard([tmp_path / "in"], tmp_path / "out")
+    summary = (tmp_path / "out" / "summary.md").read_text()
+    assert "| \\!\\[x\\]\\(http://a.b\\)&lt;script&gt; |" in summary and "| \\$\\\\frac{a\\$ |" in summary
+    assert (tmp_path / "out" / "plots" / "phonebook_copy.png").stat().st_size > 1000
+
+
+def test_lengths_that_overflowed_are_left_out_of_the_summary_and_named(tmp_path):
+    write_results(tmp_path / "in", "pythia", {
+        "phonebook_copy_20": {"exact_match": 1.0, "overflow": 0.0},
+        "phonebook_copy_50": {"exact_match": 0.8, "overflow": 0.0},
+        "phonebook_copy_100": {"exact_match": 0.0, "overflow": 0.5},  # scores of the docs that fit
+        "phonebook_copy_200": {"overflow": 1.0},  # every doc cut: no score at all
+    })
+    build_leaderboard([tmp_path / "in"], tmp_path / "out")
+    summary = (tmp_path / "out" / "summary.md").read_text()
+    auc = area_under_curve([(20, 1.0), (50, 0.8)])
+    assert f"| pythia | transformer | - | 50 / {auc:.2f} (20-50); overflow at 100, 200 |" in summary
+
+
+def test_summary_numbers_on_hand_worked_curves():
+    # exact match 1.0, 0.5, 0.25 at 10, 100, 1000: stays >= 50% up to 100; trapezoids over
+    # log10 length: (1 + 0.5) / 2 + (0.5 + 0.25) / 2 = 1.125 over a span of 2 decades.
+    points = [(10, 1.0), (100, 0.5), (1000, 0.25)]
+    assert effective_length(points) == 100
+    assert area_under_curve(points) == pytest.approx(0.5625)
+    assert effective_length([(20, 0.4), (50, 0.9)]) is None

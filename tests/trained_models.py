@@ -1,0 +1,32 @@
+"""The architectures of `copy-tasks train`, each trained for a few steps and saved, for the tests
+that load them."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from copy_tasks.experiments.training import (
+    ARCHITECTURES,
+    RECIPES,
+    char_tokenizer,
+    train,
+)
+
+QUICK = RECIPES["quick"]
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    """Each architecture after a quick training on the copy task, and the logits it computes."""
+    out = tmp_path_factory.mktemp("trained")
+    tokens = torch.tensor([char_tokenizer()("$abcde|abc")["input_ids"]])
+    logits = {}
+    for architecture in ARCHITECTURES:
+        train(architecture, "copy", 0, QUICK, out)
+        from transformers import AutoModelForCausalLM
+
+        with torch.no_grad():
+            model = AutoModelForCausalLM.from_pretrained(out / "copy" / architecture / "seed-0" / "final").eval()
+            logits[architecture] = model(tokens).logits
+    return out, tokens, logits
