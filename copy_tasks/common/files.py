@@ -40,7 +40,8 @@ def write_all_atomically(files: dict[Path, str | bytes]) -> None:
     """Write several files so that they change together: every new file is written and flushed
     to a temporary beside its target first; only when all are on disk do they replace their
     targets, one `os.replace` each. A failure while writing (a full disk) leaves every target
-    as it was, and no temporary.
+    as it was, and no temporary; a target that is a folder is refused (IsADirectoryError, naming
+    it) before anything is written.
 
     >>> import tempfile
     >>> folder = Path(tempfile.mkdtemp())
@@ -48,6 +49,9 @@ def write_all_atomically(files: dict[Path, str | bytes]) -> None:
     >>> sorted(item.name for item in folder.iterdir())
     ['a.txt', 'b.txt']
     """
+    for path in files:
+        if path.is_dir():
+            raise IsADirectoryError(21, "Is a directory: cannot be replaced by a file", str(path))
     staged: list[tuple[Path, Path]] = []
     try:
         for path, content in files.items():
@@ -81,4 +85,4 @@ def _staged(path: Path, content: str | bytes) -> Path:
 def cache_root() -> Path:
     """copy-tasks' cache folder: `$COPY_TASKS_CACHE`, else `~/.cache/copy_tasks`."""
     root = os.environ.get(CACHE_ENV)
-    return Path(root) if root else Path.home() / ".cache" / "copy_tasks"
+    return Path(root).expanduser() if root else Path.home() / ".cache" / "copy_tasks"

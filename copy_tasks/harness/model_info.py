@@ -73,14 +73,18 @@ def analytic_model_name(model: str, model_args: str | Mapping | None) -> str:
 
 
 def prepared_source(pretrained: object) -> str | None:
-    """Where a folder built by `copy-tasks model` came from (its PyPI source), else None.
+    """Where a folder built by `copy-tasks model` came from (its PyPI source), else None (also
+    for a marker that is damaged: the task then records no source rather than fail).
 
     >>> prepared_source("not/a/prepared/folder") is None
     True
     """
-    if not isinstance(pretrained, str):
+    if not isinstance(pretrained, (str, Path)):
         return None
     marker = Path(pretrained) / PREPARED_MARKER
-    if not marker.is_file():
+    try:
+        record = json.loads(marker.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
         return None
-    return json.loads(marker.read_text()).get("source")
+    source = record.get("source") if isinstance(record, dict) else None
+    return source if isinstance(source, str) else None

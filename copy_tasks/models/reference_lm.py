@@ -8,7 +8,7 @@ cannot load models from another package (lm-eval 0.4 has no model plugins): use
 
 Model args of `ngram_copier`: `unit` (`char` or `word`, default `char`) and `n` (set: the
 n-gram lookup of the paper's Theorem 2.3 over the last n units; unset: the longest-match
-variant, see `copy_tasks.models.ngram_copier`). Of `bounded_state`: `bits` (B, at least 48).
+variant, see `copy_tasks.models.ngram_copier`). Of `bounded_state`: `bits` (B, at least 52: `MIN_BITS`).
 """
 
 from __future__ import annotations

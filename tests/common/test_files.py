@@ -135,3 +135,19 @@ def test_the_cache_folder_is_under_the_home_folder_otherwise(tmp_path, monkeypat
     else:
         monkeypatch.setenv(CACHE_ENV, setting)
     assert cache_root() == tmp_path / ".cache" / "copy_tasks"
+
+
+def test_a_cache_folder_under_the_home_folder_is_expanded(tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv(CACHE_ENV, "~/models-cache")
+    assert cache_root() == tmp_path / "models-cache"
+
+
+def test_a_target_that_is_a_folder_is_refused_before_any_file_changes(tmp_path):
+    first = tmp_path / "a.txt"
+    first.write_text("old a")
+    (tmp_path / "d").mkdir()
+    with pytest.raises(IsADirectoryError) as refused:
+        write_all_atomically({first: "new a", tmp_path / "d": "new d"})
+    assert refused.value.filename == str(tmp_path / "d")
+    assert first.read_text() == "old a" and sorted(item.name for item in tmp_path.iterdir()) == ["a.txt", "d"]

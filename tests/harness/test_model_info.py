@@ -123,3 +123,18 @@ def test_a_folder_without_a_marker_naming_a_source_has_none(tmp_path):
 @pytest.mark.parametrize("pretrained", [None, 7, ["a folder"]])
 def test_a_pretrained_that_is_not_a_string_has_no_source(pretrained):
     assert prepared_source(pretrained) is None
+
+
+@pytest.mark.parametrize("damage", ["{not json", "[1, 2]", '{"source": 5}', b"\xff\xfe not utf-8"])
+def test_a_damaged_marker_gives_no_source_instead_of_failing_the_task(tmp_path, damage):
+    folder = tmp_path / "damaged"
+    folder.mkdir()
+    marker = folder / PREPARED_MARKER
+    marker.write_bytes(damage if isinstance(damage, bytes) else damage.encode())
+    assert prepared_source(str(folder)) is None
+    assert prepared_source(folder) is None  # a Path from Python is read like the string lm-eval passes
+
+
+def test_a_folder_given_as_a_path_has_its_source(tmp_path):
+    prepared = write_marker(tmp_path / "gemma", {"source": "PyPI gemma3"})
+    assert prepared_source(prepared) == "PyPI gemma3"
