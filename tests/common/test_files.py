@@ -83,10 +83,16 @@ def test_the_temporary_lies_beside_its_target_and_is_named_after_it(tmp_path, mo
     assert sorted(item.name for item in tmp_path.iterdir()) == ["a.txt"]
 
 
-def test_several_files_are_all_on_disk_before_any_replaces_its_target(tmp_path, monkeypatch):
-    first, second = tmp_path / "a.txt", tmp_path / "b.txt"
+def two_old_files(folder: Path) -> tuple[Path, Path]:
+    """a.txt and b.txt in `folder`, holding "old a" and "old b"."""
+    first, second = folder / "a.txt", folder / "b.txt"
     first.write_text("old a")
     second.write_text("old b")
+    return first, second
+
+
+def test_several_files_are_all_on_disk_before_any_replaces_its_target(tmp_path, monkeypatch):
+    first, second = two_old_files(tmp_path)
     seen_at_each_replace = []
     real_replace = os.replace
 
@@ -103,9 +109,7 @@ def test_several_files_are_all_on_disk_before_any_replaces_its_target(tmp_path, 
 
 
 def test_a_full_disk_while_writing_leaves_every_target_as_it_was_and_no_temporary(tmp_path, monkeypatch):
-    first, second = tmp_path / "a.txt", tmp_path / "b.txt"
-    first.write_text("old a")
-    second.write_text("old b")
+    first, second = two_old_files(tmp_path)
     flushes = []
     real_fsync = os.fsync
 
