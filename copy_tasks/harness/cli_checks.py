@@ -13,12 +13,15 @@ the requested lengths, and refuses `--batch_size auto` on the Transformers backe
 
 from __future__ import annotations
 
+import logging
 import sys
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from copy_tasks.probes.options import UserError
-from copy_tasks.probes.run_checks import check_options_and_sources, requested, task_names
+from copy_tasks.probes.run_checks import check_options_and_sources, requested, task_names, unused_metadata_keys
+
+log = logging.getLogger("copy_tasks")
 
 # Backends whose `--batch_size auto` sizes the batch by a forward pass at the model's whole
 # context with every logit of its vocabulary (lm-eval's HFLM): for Gemma 3 270M, 32,768 tokens
@@ -44,19 +47,23 @@ def check_batch_size(model: str | None, batch_size: Any) -> None:
 
 
 def check_run(metadata: Mapping[str, Any], tasks: Iterable[str] | str, model: str | None = None,
-              batch_size: Any = None) -> None:
+              batch_size: Any = None, model_args: Mapping[str, Any] | None = None) -> None:
     """Raise UserError for a bad or unknown `copy_tasks_*` key, a data source that a requested
     task cannot read or that is too short for its lengths, or `--batch_size auto` on a backend
-    that sizes it at the model's full context (when the run asks for any of our tasks)."""
+    that sizes it at the model's full context (when the run asks for any of our tasks); warn,
+    once each, of `--metadata` keys no task of the run reads."""
     if requested(task_names(tasks)):
         check_batch_size(model, batch_size)
     check_options_and_sources(metadata, tasks)
+    for key in unused_metadata_keys(metadata, tasks, model_args):
+        log.warning("copy-tasks: --metadata key %r is read by no task of this run (copy-tasks tasks read only "
+                    "copy_tasks_* keys: copy-tasks list, and each family's README); it changes nothing.", key)
 
 
 def check_or_exit(metadata: Mapping[str, Any], tasks: Iterable[str] | str, model: str | None = None,
-                  batch_size: Any = None) -> None:
+                  batch_size: Any = None, model_args: Mapping[str, Any] | None = None) -> None:
     try:
-        check_run(metadata, tasks or [], model, batch_size)
+        check_run(metadata, tasks or [], model, batch_size, model_args)
     except UserError as error:
         print(f"copy-tasks: error: {error}", file=sys.stderr)
         raise SystemExit(2) from None

@@ -34,6 +34,11 @@ The internals read, not patched:
   and `HFLM._batch_scheduler`, with `lm_eval.models.utils.Collator`: `hf_fast` replaces the
   first and batches as `hf` does.
 - `lm_eval.api.model.CachingLM.lm` (`--use_cache` wraps the model) and vLLM's `_config`.
+- `Task.download` logs, for every task whose dataset is a function (ours are), a hint about
+  RULER's `--metadata` (`max_seq_lengths`) on the logger `lm_eval.api.task`; it is wrong for
+  our tasks and is dropped for them alone (`without_custom_dataset_hint`).
+- `lm_eval.evaluator.get_git_commit_hash` runs `git describe` with git's stderr on the console
+  (`fatal: not a git repository` outside a checkout); `git_hash_quietly` asks git quietly first.
 - the local `lm` of `lm_eval.evaluator.evaluate`, read from the call stack when our tasks
   build their requests in a run the start-up hook did not patch (`model_of_running_evaluate`).
 
@@ -63,7 +68,50 @@ PATCH_TARGETS = {
     "evaluate": PatchTarget(EVALUATOR_MODULE, lambda module: module, "evaluate"),
     "simple_evaluate": PatchTarget(EVALUATOR_MODULE, lambda module: module, "simple_evaluate"),
     "run_naming": PatchTarget(TRACKER_MODULE, lambda module: module.GeneralConfigTracker, "log_experiment_args"),
+    "git_hash": PatchTarget(EVALUATOR_MODULE, lambda module: module, "get_git_commit_hash"),
 }
+TASK_LOGGER = "lm_eval.api.task"
+CUSTOM_DATASET_HINT = "Custom kwargs can be passed to `--metadata`"
+
+
+class _HintFilter:
+    """A logging filter dropping lm-eval's custom-dataset hint for one task."""
+
+    def __init__(self, task: str):
+        self.prefix = f"{task}: {CUSTOM_DATASET_HINT}"
+
+    def filter(self, record) -> bool:
+        return not str(record.getMessage()).startswith(self.prefix)
+
+
+def without_custom_dataset_hint(task: str, download):
+    """`download()` (a task's `Task.download`) with lm-eval's RULER hint for `task` dropped; its
+    other messages, and the hint for every other task, still go out."""
+    import logging
+
+    logger, hint = logging.getLogger(TASK_LOGGER), _HintFilter(task)
+    logger.addFilter(hint)
+    try:
+        return download()
+    finally:
+        logger.removeFilter(hint)
+
+
+def git_hash_quietly(get_git_commit_hash):
+    """lm-eval's `get_git_commit_hash`, run only where git finds a repository (asked with its
+    stderr silenced); elsewhere None, what lm-eval records there after git's `fatal:` line."""
+    import subprocess
+
+    def quiet():
+        try:
+            inside = subprocess.run(["git", "rev-parse", "--git-dir"], stdout=subprocess.DEVNULL,
+                                    stderr=subprocess.DEVNULL).returncode == 0
+        except OSError:  # no git: lm-eval reads the folder itself, without a message
+            inside = True
+        return get_git_commit_hash() if inside else None
+
+    return quiet
+
 
 
 def model_of_running_evaluate():
@@ -82,8 +130,10 @@ def task_index_entry_classes(index_module):
 
 
 def evaluator_config_fields(config):
-    """(metadata, tasks, model, batch_size) of lm-eval's `EvaluatorConfig` for a run."""
-    return (config.metadata, config.tasks, getattr(config, "model", None), getattr(config, "batch_size", None))
+    """(metadata, tasks, model, batch_size, model_args) of lm-eval's `EvaluatorConfig` for a run
+    (its `metadata` holds the `--model_args` too, merged in)."""
+    return (config.metadata, config.tasks, getattr(config, "model", None), getattr(config, "batch_size", None),
+            getattr(config, "model_args", None) or {})
 
 
 def sanitized_model_name(tracker_module, name: str) -> str:

@@ -10,7 +10,8 @@ resolved path; a command-line run checks our options and data sources before it 
 (`copy_tasks.harness.cli_checks`); our tasks see the model before lm-eval builds their requests
 (`copy_tasks.harness.task`), and what `evaluate` returns is completed
 (`copy_tasks.harness.complete_results`); in a command-line run, an error of ours raised while it
-runs is one line and exit status 2; runs of our analytic models are named after them.
+runs is one line and exit status 2; runs of our analytic models are named after them; lm-eval's
+git lookup is quiet outside a git checkout.
 A patch that fails (an lm-eval that renamed what we wrap) leaves that module untouched and
 logs one warning saying so.
 """
@@ -106,8 +107,8 @@ def patch_option_checks(config_module: Any) -> None:
     def make(process_tasks):
         def checked(self, metadata=None, *args, **kwargs):
             COMMAND_LINE["run"] = True
-            config_metadata, tasks, model, batch_size = internals.evaluator_config_fields(self)
-            check_or_exit(metadata or config_metadata or {}, tasks, model, batch_size)
+            config_metadata, tasks, model, batch_size, model_args = internals.evaluator_config_fields(self)
+            check_or_exit(metadata or config_metadata or {}, tasks, model, batch_size, model_args)
             return process_tasks(self, metadata, *args, **kwargs)
 
         return checked
@@ -155,6 +156,7 @@ def patch_evaluator(evaluator_module: Any) -> None:
 
     _wrap_once(evaluator_module, "evaluate", make)
     _wrap_once(evaluator_module, "simple_evaluate", refuse_dropped_metadata)
+    _wrap_once(evaluator_module, "git_hash", internals.git_hash_quietly)
 
 
 def refuse_dropped_metadata(original):

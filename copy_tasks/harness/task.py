@@ -41,7 +41,12 @@ from lm_eval.api.task import ConfigurableTask
 
 from copy_tasks import __version__
 from copy_tasks.harness.backend_limits import BackendLimits, backend_limits, log, warn_once
-from copy_tasks.harness.lm_eval_internals import built_requests, model_of_running_evaluate, request_cache_keyed_on
+from copy_tasks.harness.lm_eval_internals import (
+    built_requests,
+    model_of_running_evaluate,
+    request_cache_keyed_on,
+    without_custom_dataset_hint,
+)
 from copy_tasks.harness.model_info import model_type_of, positions_of, prepared_source
 from copy_tasks.probes.decoding import non_greedy
 from copy_tasks.probes.families import family_named
@@ -107,6 +112,11 @@ class CopyTask(ConfigurableTask):
             Recorded.DOCS_SHA256: docs_fingerprint(self.test_docs()),
             Recorded.MODEL_SOURCE: prepared_source(self.config.metadata.get("pretrained")),
         })
+
+    def download(self, *args, **kwargs) -> None:
+        """lm-eval's, without its hint about RULER's `--metadata` keys (wrong for our tasks:
+        `copy-tasks list` and each family's README name our options)."""
+        without_custom_dataset_hint(self.config.task, lambda: super(CopyTask, self).download(*args, **kwargs))
 
     def bind_model(self, lm) -> None:
         """Learn what the model that will run this task keeps of a prompt (before requests)."""

@@ -13,7 +13,7 @@ from typing import Any
 
 from copy_tasks.probes.families import FAMILIES, parse_task_name, user_options
 from copy_tasks.probes.family import Family
-from copy_tasks.probes.options import SourceOption, parse_present
+from copy_tasks.probes.options import PREFIX, SourceOption, parse_present
 
 UMBRELLA_GROUPS = {"copy_tasks": lambda family: True, "copy_tasks_offline": lambda family: not family.needs_download}
 
@@ -56,3 +56,31 @@ def check_options_and_sources(metadata: Mapping[str, Any], tasks: Iterable[str] 
         for option in family.options:
             if isinstance(option, SourceOption):
                 option.check(given.get(option.key, option.default), max(lengths))
+
+
+def is_ours(task: str) -> bool:
+    """Whether a task or group name is one of copy-tasks' (a task, a family's group, an umbrella).
+
+    >>> is_ours("phonebook_copy_20"), is_ours("random_copy_tf"), is_ours("copy_tasks"), is_ours("ruler")
+    (True, True, True, False)
+    """
+    return task in UMBRELLA_GROUPS or task.removesuffix("_tf") in FAMILIES or parse_task_name(task) is not None
+
+
+def unused_metadata_keys(metadata: Mapping[str, Any], tasks: Iterable[str] | str,
+                         model_args: Mapping[str, Any] | None = None) -> list[str]:
+    """The `--metadata` keys no task of a run reads, when every task is ours (ours read only
+    `copy_tasks_*` keys; another suite's task may read any key, so then none is named). Keys of
+    `--model_args`, which lm-eval merges into the metadata, are the model's.
+
+    >>> unused_metadata_keys({"foo": 1, "copy_tasks_docs": 5, "pretrained": "m"}, "phonebook_copy_20",
+    ...                      {"pretrained": "m"})
+    ['foo']
+    >>> unused_metadata_keys({"max_seq_lengths": [4096]}, "phonebook_copy_20,ruler")
+    []
+    """
+    names = [name.strip() for name in task_names(tasks) if name.strip()]
+    if not names or not all(is_ours(name) for name in names):
+        return []
+    model_keys = set(model_args or {})
+    return sorted(str(key) for key in metadata if not str(key).startswith(PREFIX) and key not in model_keys)

@@ -31,3 +31,14 @@ def test_tasks_at_new_lengths_run_through_lm_eval(tmp_path):
     assert results["results"]["phonebook_copy_60"]["exact_match,none"] == 1.0
     assert results["results"]["phonebook_copy_tf_60"]["exact_match,none"] == 1.0
     assert samples["phonebook_copy_60"][0]["doc"]["prompt"].count("\n") == 60 + 4
+
+
+def test_a_run_outside_a_git_checkout_prints_no_ruler_hint_nor_git_error_and_names_an_unused_key(tmp_path):
+    result = run_command(["copy-tasks", "run", "--model", "ngram_copier", "--tasks", "random_copy_10,random_copy_20",
+                          "--metadata", '{"copy_tasks_docs": 2, "foo": 1}', "--output_path", str(tmp_path / "out")],
+                         cwd=tmp_path)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "max_seq_lengths" not in result.stderr and "not a git repository" not in result.stderr
+    assert result.stderr.count("--metadata key 'foo' is read by no task of this run") == 1
+    results, _ = read_results(tmp_path / "out")
+    assert results["git_hash"] is None

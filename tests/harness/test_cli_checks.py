@@ -72,3 +72,17 @@ def test_a_squad_source_that_cannot_be_read_is_refused_before_the_model(tmp_path
                                  json.dumps({"copy_tasks_squad_source": str(source)}))
     assert result.returncode == 2
     assert "not a SQuAD-format" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_metadata_key_no_task_reads_is_warned_once(caplog):
+    from copy_tasks.harness.cli_checks import check_run
+
+    caplog.set_level("WARNING", logger="copy_tasks")
+    check_run({"foo": 1, "copy_tasks_docs": 2, "pretrained": "m"}, "phonebook_copy_20,random_copy_tf_10",
+              model_args={"pretrained": "m"})
+    assert [record.getMessage().split(" is read")[0] for record in caplog.records] == [
+        "copy-tasks: --metadata key 'foo'"]
+    caplog.clear()
+    check_run({"max_seq_lengths": [4096]}, ["phonebook_copy_20", "ruler"])  # another suite's task may read it
+    check_run({"copy_tasks_docs": 2}, "phonebook_copy_20")
+    assert caplog.records == []

@@ -133,3 +133,17 @@ def test_the_task_methods_our_task_class_extends(method):
         assert parameters(ConfigurableTask.construct_requests)[:3] == ["self", "doc", "ctx"]
     if method == "process_results":
         assert parameters(ConfigurableTask.process_results) == ["self", "doc", "results"]
+
+
+def test_the_git_lookup_is_asked_only_inside_a_repository(tmp_path, monkeypatch, capfd):
+    import subprocess
+
+    calls = []
+    quiet = internals.git_hash_quietly(lambda: calls.append("asked") or "abc1234")
+    monkeypatch.chdir(tmp_path)
+    if subprocess.run(["git", "rev-parse", "--git-dir"], capture_output=True).returncode == 0:
+        pytest.skip("the temporary folder is inside a git repository")
+    assert quiet() is None and calls == [] and capfd.readouterr().err == ""
+    subprocess.run(["git", "init", "-q", str(tmp_path / "repo")], check=True)
+    monkeypatch.chdir(tmp_path / "repo")
+    assert quiet() == "abc1234" and calls == ["asked"]

@@ -59,3 +59,23 @@ def test_generic_task_checks(tasks):
         assert task.instances, name
         requests = [task.construct_requests(doc=doc, ctx=text) for doc, text in zip(docs, texts)]
         assert len(requests) == len(docs) == min(LIMIT, len(task.test_docs())), name
+
+
+def test_lm_evals_ruler_hint_is_dropped_for_our_tasks_and_kept_for_others(caplog, tmp_path):
+    """lm-eval's `Task.download` logs "For example --metadata='{"max_seq_lengths":...}'" for every
+    task whose dataset is a function; ours name other options, so it is dropped for them alone."""
+    from lm_eval.api.task import ConfigurableTask
+    from lm_eval.tasks import TaskManager
+
+    caplog.set_level(logging.WARNING, logger="lm_eval")
+    TaskManager().load_task_or_group(["random_copy_10"])
+    assert "max_seq_lengths" not in caplog.text
+
+    def three_docs(**_):
+        import datasets
+
+        return {"test": datasets.Dataset.from_list([{"q": "a", "a": "b"}] * 3)}
+
+    ConfigurableTask(config={"task": "another_suites_task", "custom_dataset": three_docs, "test_split": "test",
+                             "doc_to_text": "q", "doc_to_target": "a", "output_type": "generate_until"})
+    assert caplog.text.count("max_seq_lengths") == 1 and "another_suites_task: Custom kwargs" in caplog.text
