@@ -1,7 +1,9 @@
 """Every plot copy-tasks draws: the leaderboard's and the experiments'.
 
-The leaderboard: one PNG per family and variant, a metric against length, one line per model,
-stderr bars, length on a log axis (as the paper's Figures 1c and 7). Generation variants plot
+The leaderboard: one PNG per family and variant, a metric against length, one line per model
+(one colour and marker per model across the plots; curves set slightly apart so that equal ones
+stay visible), stderr bars, length on a log axis (as the paper's Figures 1c and 7) where the
+lengths span a factor of 10, else on a linear one (n = 1 to 8). Generation variants plot
 exact match under our rule (`exact_match`; the summary also tables the authors');
 teacher-forced ones plot bits per character of the target (lower is better), which separates
 models even where exact match is 0. The experiments (training, the reference models' bound):
@@ -16,16 +18,68 @@ from dataclasses import dataclass
 
 from copy_tasks.probes.families import FAMILIES
 from copy_tasks.probes.family import GENERATION, TEACHER_FORCED, TEACHER_FORCED_SUFFIX
-from copy_tasks.report.summary import curves
+from copy_tasks.report.summary import curves, series, visible
 
 LEGEND_MODELS = 20  # more models than this: no legend (the CSV and summary name them)
 PLOTTED = ((GENERATION, "exact_match", "exact match (our rule)", ""),
            (TEACHER_FORCED, "bits_per_char", "bits per character of the target (lower is better)",
             TEACHER_FORCED_SUFFIX))
+# Ten colours and seven markers: 70 models before a pair repeats; a marker is also what tells
+# two curves apart where they lie on each other.
+COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22",
+           "#17becf")
+MARKERS = ("o", "s", "^", "D", "v", "P", "X")
+LOG_SPAN = 10  # lengths spanning this factor or more go on a log axis; fewer (n = 1 to 8) on a linear one
+# How far apart curves are set along x: in decades on a log axis, five times that in lengths on a
+# linear one.
+DODGE = 0.012
 
 
-def family_plot(rows: list[dict], family: str, variant: str, metric: str, label: str) -> bytes | None:
-    """The PNG of one family and variant, or None when no row has that metric."""
+@dataclass(frozen=True)
+class Style:
+    colour: str
+    marker: str
+
+
+def model_styles(rows: list[dict]) -> dict[str, Style]:
+    """One colour and marker per model in its setting (`summary.series`), the same in every plot
+    of the leaderboard: assigned in the order of the names, over all the rows.
+
+    >>> styles = model_styles([{"model": "b", "flags": ""}, {"model": "a", "flags": ""}])
+    >>> styles["a"], styles["b"]
+    (Style(colour='#1f77b4', marker='o'), Style(colour='#ff7f0e', marker='s'))
+    """
+    names = sorted({series(row) for row in rows})
+    return {name: Style(COLOURS[index % len(COLOURS)], MARKERS[index % len(MARKERS)])
+            for index, name in enumerate(names)}
+
+
+def shown_name(name: str) -> str:
+    r"""A model's name as the page shows it (invisible characters as code points), with `$`
+    kept from starting matplotlib's mathtext.
+
+    >>> shown_name("a$b\u202e")
+    'a\\$b\\u202e'
+    """
+    return visible(name).replace("$", r"\$")
+
+
+def dodged(lengths: Sequence[int], index: int, count: int, log_axis: bool) -> list[float]:
+    """The lengths of the `index`-th of `count` curves set slightly apart, so that curves with
+    the same values (all at 1.0, or all at 0) stay visible side by side.
+
+    >>> dodged([10, 100], 0, 1, True), dodged([1, 2], 1, 3, False)
+    ([10.0, 100.0], [1.0, 2.0])
+    """
+    shift = (index - (count - 1) / 2) * DODGE
+    return [length * 10 ** shift if log_axis else length + shift * 5 for length in lengths]
+
+
+def family_figure(rows: list[dict], family: str, variant: str, metric: str, label: str,
+                  styles: dict[str, Style] | None = None):
+    """The figure of one family and variant (a matplotlib `Figure`), or None when no row has
+    that metric. `styles`: every model's colour and marker (`model_styles`), so that a model
+    looks the same in every plot."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -34,12 +88,19 @@ def family_plot(rows: list[dict], family: str, variant: str, metric: str, label:
     found = curves(rows, family, variant, metric)
     if not found:
         return None
+    styles = styles or model_styles(rows)
+    lengths_run = sorted({length for points in found.values() for length, _, _ in points})
+    log_axis = lengths_run[-1] >= LOG_SPAN * lengths_run[0]
     figure, axes = pyplot.subplots(figsize=(8.0, 4.2), dpi=100)
-    for model, points in found.items():
+    for index, (model, points) in enumerate(found.items()):
         lengths, values, errors = zip(*points)
-        shown = model.replace("$", r"\$")  # a `$` would start matplotlib's mathtext: shown as itself
-        axes.errorbar(lengths, values, yerr=errors, marker="o", markersize=4, capsize=3, label=shown)
-    axes.set_xscale("log")
+        style = styles.get(model) or Style(COLOURS[0], MARKERS[0])
+        axes.errorbar(dodged(lengths, index, len(found), log_axis), values, yerr=errors, color=style.colour,
+                      marker=style.marker, markersize=5, capsize=3, alpha=0.85, label=shown_name(model))
+    if log_axis:
+        axes.set_xscale("log")
+    else:
+        axes.set_xticks(lengths_run)
     axes.set_xlabel(f"length ({FAMILIES[family].unit})")
     axes.set_ylabel(label)
     if metric == "exact_match":
@@ -52,20 +113,29 @@ def family_plot(rows: list[dict], family: str, variant: str, metric: str, label:
         title += f" ({len(found)} models)"
     axes.set_title(title)
     figure.subplots_adjust(left=0.09, right=0.66, bottom=0.12, top=0.92)
+    return figure
+
+
+def png_of(figure) -> bytes:
+    """A figure as PNG bytes, its legend whole (the image grows to hold it); the figure is closed."""
+    from matplotlib import pyplot
+
     buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", metadata={"Software": None})
+    figure.savefig(buffer, format="png", metadata={"Software": None}, bbox_inches="tight")
     pyplot.close(figure)
     return buffer.getvalue()
 
 
 def all_plots(rows: list[dict]) -> dict[str, bytes]:
-    """File name -> PNG bytes, for every family and variant present in the rows."""
+    """File name -> PNG bytes, for every family and variant present in the rows; a model has
+    one colour and marker in all of them."""
+    styles = model_styles(rows)
     plots = {}
     for family in FAMILIES:
         for variant, metric, label, suffix in PLOTTED:
-            png = family_plot(rows, family, variant, metric, label)
-            if png is not None:
-                plots[f"{family}{suffix}.png"] = png
+            figure = family_figure(rows, family, variant, metric, label, styles)
+            if figure is not None:
+                plots[f"{family}{suffix}.png"] = png_of(figure)
     return plots
 
 

@@ -55,3 +55,77 @@ def test_plots_are_valid_pngs_one_per_family_and_variant(tmp_path):
         assert data[-8:-4] == b"IEND"
     summary = (tmp_path / "out" / "summary.md").read_text()
     assert "![phonebook_copy.png](plots/phonebook_copy.png)" in summary
+
+
+def lines_of(figure) -> dict[str, tuple[str, str, list[float]]]:
+    """label -> (colour, marker, x values) of each curve of a leaderboard figure."""
+    from matplotlib.colors import to_hex
+
+    axes = figure.axes[0]
+    handles, labels = axes.get_legend_handles_labels()
+    found = {}
+    for handle, label in zip(handles, labels):
+        line = handle.lines[0]  # an errorbar container: its data line first
+        found[label] = (to_hex(line.get_color()), line.get_marker(), list(line.get_xdata()))
+    return found
+
+
+def rows_of(tmp_path, runs: dict[str, dict]) -> list[dict]:
+    from copy_tasks.report.rows import rows_from_file
+
+    rows = []
+    for index, (model, scores) in enumerate(runs.items()):
+        path = write_results(tmp_path / "in", model, scores, date=f"2026-11-0{index + 1}T10:00:00")
+        rows += [dict(row.cells()) for row in rows_from_file(path)[0]]
+    return [{key: "" if value is None else str(value) for key, value in row.items()} for row in rows]
+
+
+def test_a_model_has_one_colour_and_marker_in_every_plot_and_names_show_as_on_the_page(tmp_path):
+    from copy_tasks.report.plots import PLOTTED, family_figure, model_styles
+
+    # zeta runs only the phone book: in a colour cycle per plot, gemma would change colour between plots
+    runs = {"zeta": {"phonebook_copy_20": {"exact_match": 1.0}, "phonebook_copy_50": {"exact_match": 1.0}},
+            "gemma\u202e": {"phonebook_copy_20": {"exact_match": 1.0}, "phonebook_copy_50": {"exact_match": 1.0},
+                            "lookup_prefix_20": {"exact_match": 0.5}, "lookup_prefix_50": {"exact_match": 0.0}}}
+    rows = rows_of(tmp_path, runs)
+    styles = model_styles(rows)
+    _, metric, label, _ = PLOTTED[0]
+    phone_book = lines_of(family_figure(rows, "phonebook_copy", "generation", metric, label, styles))
+    lookup = lines_of(family_figure(rows, "lookup_prefix", "generation", metric, label, styles))
+    shown = "gemma\\u202e"  # the right-to-left override written as its code point, as on the page
+    assert sorted(phone_book) == [shown, "zeta"] and sorted(lookup) == [shown]
+    assert phone_book[shown][:2] == lookup[shown][:2] != phone_book["zeta"][:2]
+    # two curves at 1.0 on each other are set apart along x, each by a hair
+    assert phone_book[shown][2] != phone_book["zeta"][2]
+    assert all(abs(x / length - 1) < 0.05 for x, length in zip(phone_book["zeta"][2], (20, 50)))
+
+
+def test_n_goes_on_a_linear_axis_and_long_ranges_on_a_log_one(tmp_path):
+    from copy_tasks.report.plots import PLOTTED, family_figure
+
+    scores = {f"dup_ngram_copy_{n}": {"exact_match": 1.0} for n in range(1, 9)}
+    scores |= {"phonebook_copy_20": {"exact_match": 1.0}, "phonebook_copy_500": {"exact_match": 0.0}}
+    rows = rows_of(tmp_path, {"model": scores})
+    _, metric, label, _ = PLOTTED[0]
+    ngrams = family_figure(rows, "dup_ngram_copy", "generation", metric, label).axes[0]
+    assert ngrams.get_xscale() == "linear" and list(ngrams.get_xticks()) == list(range(1, 9))
+    assert family_figure(rows, "phonebook_copy", "generation", metric, label).axes[0].get_xscale() == "log"
+
+
+def test_a_long_legend_label_is_inside_the_image(tmp_path):
+    import io
+
+    from PIL import Image
+
+    from copy_tasks.report.plots import PLOTTED, family_figure, png_of
+
+    long_name = "an-organisation/a-model-with-a-very-long-name-" + "x" * 60
+    rows = rows_of(tmp_path, {long_name: {"phonebook_copy_20": {"exact_match": 1.0}}})
+    _, metric, label, _ = PLOTTED[0]
+    figure = family_figure(rows, "phonebook_copy", "generation", metric, label)
+    figure.canvas.draw()
+    legend_right = figure.axes[0].get_legend().get_window_extent().x1  # pixels of the figure as laid out
+    content_left = figure.get_tightbbox().x0 * figure.dpi
+    width = Image.open(io.BytesIO(png_of(figure))).size[0]
+    assert legend_right > 800  # past the figure's own 8 inches at 100 dpi: a plain save would cut it
+    assert width >= legend_right - content_left  # the image holds everything from the left edge to the legend's end
