@@ -5,7 +5,8 @@ table against the families: for each family, the effective length and the AUC un
 scoring rule of the summary (`summary.TABLES`: the authors' rule, ours, teacher-forced), the
 numbers computed once for both (`summary.score_table`). A cell's lengths, the lengths that
 overflowed and the tasks' own flags are written under its AUC, as the summary writes them after
-its cell. Every header sorts the table (`page_assets`). Then the plots of this build, inline as
+its cell. Every header sorts the table (`page_assets`). Then the per-length tables (as the
+summary's: `summary.length_tables`), the plots of this build, inline as
 `data:` URIs, the results files each row came from (a relative link when the file is inside the
 leaderboard folder, its name otherwise), and the notes. Everything the page needs is in it: no
 file, no network; its content security policy lets only its own two scripts and style run.
@@ -30,12 +31,17 @@ from urllib.parse import quote
 from copy_tasks.probes.families import FAMILIES
 from copy_tasks.report.page_assets import ERRORS_SCRIPT, SORT_SCRIPT, STYLE
 from copy_tasks.report.summary import (
+    RANKING_RULE,
     TABLES,
     THRESHOLD,
+    LengthTable,
     Rule,
     Score,
     ScoreTable,
     TableRow,
+    length_cell,
+    length_tables,
+    mean_cell,
     score_table,
     series,
     visible,
@@ -93,7 +99,8 @@ def _sort_header(column: int, ident: str, label: str, numeric: bool, classes: st
 
 def _score_cells(score: Score | None, start: bool) -> str:
     """The effective-length and AUC cells of one score: values for sorting in `data-value`
-    (`<L` sorts as 0; no value: empty, sorted last), the notes under the AUC."""
+    (`<L` sorts as 0; no value: empty, sorted last), the lengths run in `data-range` (a sort
+    orders rows within equal ranges only), the notes under the AUC."""
     edge = " start" if start else ""
     if score is None:
         return f'<td class="blank{edge}" data-value="">-</td><td class="blank" data-value="">-</td>'
@@ -103,8 +110,9 @@ def _score_cells(score: Score | None, start: bool) -> str:
     notes = [f'<span class="lengths">{text(score.lengths)}</span>'] if score.points else []
     notes += [f'<span class="note">{breakable(note)}</span>'
               for note in (score.overflow_note, f"[{score.task_flags}]" if score.task_flags else "") if note]
-    return (f'<td class="number{edge}" data-value="{effective}">{text(score.shown_effective)}</td>'
-            f'<td class="number" data-value="{auc}">{shown_auc}{"".join(notes)}</td>')
+    lengths = f' data-range="{text(score.lengths)}"' if score.points else ""
+    return (f'<td class="number{edge}" data-value="{effective}"{lengths}>{text(score.shown_effective)}</td>'
+            f'<td class="number" data-value="{auc}"{lengths}>{shown_auc}{"".join(notes)}</td>')
 
 
 def _columns(tables: list[ScoreTable]) -> list[tuple[str, ScoreTable]]:
@@ -162,8 +170,38 @@ def _legend(tables: list[ScoreTable]) -> str:
         "are under it, then the lengths left out because the backend cut some prompt (overflow) and the tasks' "
         "own flags, in brackets. <b>flags</b>: the run's setting (flags that change what all its numbers mean); "
         "a model in two settings is two rows. <code>-</code>: not run. Click a header to sort by it (numbers "
-        "highest first, names A to Z; again to reverse; empty cells last).</p>"
+        f"highest first, names A to Z; again to reverse; empty cells last).</p>\n<p>{text(RANKING_RULE)}</p>"
     )
+
+
+def _length_table(table: LengthTable) -> str:
+    """One family under one rule, length by length, as `summary.md` shows it."""
+    names = ("model", "flags", *map(str, table.lengths), "mean")
+    head = "".join(f'<th scope="col">{text(name)}</th>' for name in names)
+    body = []
+    for row, values in table.rows:
+        cells = [f"<td>{text(row.model)}</td>", f"<td>{text(row.setting) or '-'}</td>"]
+        cells += [f'<td class="number">{text(length_cell(values.get(length)))}</td>' for length in table.lengths]
+        cells.append(f'<td class="number">{text(mean_cell(table.mean(values)))}</td>')
+        body.append(f"<tr>{''.join(cells)}</tr>")
+    return (f'<h4>{text(table.family)} ({text(FAMILIES[table.family].unit)})</h4>\n'
+            f'<div class="scroll"><table class="per-length"><thead><tr>{head}</tr></thead>\n<tbody>\n'
+            + "\n".join(body) + "\n</tbody></table></div>")
+
+
+def _per_length(tables: list[ScoreTable]) -> str:
+    """The per-length section: each rule's tables, family by family."""
+    if not tables:
+        return ""
+    parts = ['<h2 id="per-length">Per length</h2>',
+             "<p>Exact match at each length, under each table's rule; <code>cut</code>: some doc did not fit the "
+             "backend's context there; <code>-</code>: not run. The mean is over the lengths the row was scored "
+             "at, named beside it when they are not all of the table's: means over different lengths are not "
+             "comparable.</p>"]
+    for table in tables:
+        parts.append(f"<h3>{_code(table.rule.title)}</h3>")
+        parts += [_length_table(lengths) for lengths in length_tables(table)]
+    return "\n".join(parts)
 
 
 def _plots(plots: dict[str, bytes]) -> str:
@@ -218,6 +256,7 @@ def page_html(rows: list[dict], plots: dict[str, bytes], notes: list[str],
         'as Markdown: <a href="summary.md">summary.md</a>.</p>',
         _legend(tables),
         _table(tables) if tables else "<p>No scores to show.</p>",
+        _per_length(tables),
         _plots(plots),
         *(section_html(section, section_plots or {}, text) for section in sections),
         _sources(rows, links),

@@ -7,9 +7,13 @@ the `data-page-errors` attribute of `<html>`, where a headless browser's dump of
 `SORT_SCRIPT` sorts the table by the column whose header is clicked: numbers (`data-type=
 "number"`) by value, highest first, text in alphabetical order; clicking the same header again
 reverses; cells with no value (`data-value=""`) stay last either way, and rows that tie keep
-the table's first order. The header sorted by says so in its `aria-sort`. For the browser test,
+the table's first order. A score is only compared with scores over the same lengths (the
+cell's `data-range`): a numeric sort groups rows by range, widest first, sorts within each
+group, and marks where a group starts (a rule above the row, class `new-range`). The header
+sorted by says so in its `aria-sort`. For the browser test,
 `index.html#test-click=ID,ID` clicks the buttons of those headers in turn once the page has
-loaded, then writes the rows' order (`data-entry`) and the headers' `aria-sort` as JSON into
+loaded, then writes the rows' order (`data-entry`), the headers' `aria-sort` and the rows that
+start a range (`new_range`) as JSON into
 `<pre id="test-result">`.
 """
 
@@ -49,6 +53,25 @@ SORT_SCRIPT = """
     return row.cells[column].getAttribute("data-value");
   }
 
+  // The lengths a score cell was computed over ("10-200"): rows of other ranges are not
+  // comparable, so they are never interleaved; ranges go widest (longest, then shortest start) first.
+  function range(row, column) {
+    return row.cells[column].getAttribute("data-range") || "";
+  }
+
+  function rangeOrder(p, q) {
+    var a = p.split("-").map(Number), b = q.split("-").map(Number);
+    return (b[1] - a[1]) || (a[0] - b[0]) || p.localeCompare(q);
+  }
+
+  function markRanges(rows, column) {
+    rows.forEach(function (row, index) {
+      var starts = column >= 0 && index > 0 && value(row, column) !== "" &&
+        range(row, column) !== range(rows[index - 1], column);
+      row.classList.toggle("new-range", starts);
+    });
+  }
+
   function sortBy(header) {
     var column = Number(header.getAttribute("data-column"));
     var numeric = header.getAttribute("data-type") === "number";
@@ -60,6 +83,8 @@ SORT_SCRIPT = """
       var x = value(a, column), y = value(b, column);
       if (x === "" || y === "") {
         if (x !== y) { return x === "" ? 1 : -1; }
+      } else if (range(a, column) !== range(b, column)) {
+        return rangeOrder(range(a, column), range(b, column));
       } else {
         var order = numeric ? Number(x) - Number(y) : x.localeCompare(y);
         if (order !== 0) { return sign * order; }
@@ -67,6 +92,7 @@ SORT_SCRIPT = """
       return Number(a.getAttribute("data-index")) - Number(b.getAttribute("data-index"));
     });
     rows.forEach(function (row) { body.appendChild(row); });
+    markRanges(rows, numeric ? column : -1);
     headers.forEach(function (other) { other.removeAttribute("aria-sort"); });
     header.setAttribute("aria-sort", direction);
   }
@@ -86,7 +112,9 @@ SORT_SCRIPT = """
     });
     document.getElementById("test-result").textContent = JSON.stringify({
       order: Array.prototype.map.call(body.rows, function (row) { return row.getAttribute("data-entry"); }),
-      sorted: sorted
+      sorted: sorted,
+      new_range: Array.prototype.filter.call(body.rows, function (row) { return row.classList.contains("new-range"); })
+        .map(function (row) { return row.getAttribute("data-entry"); })
     });
   }
 })();
@@ -108,6 +136,7 @@ th.authors_exact_match { background: #f7ecd9; }
 th.generation-exact_match { background: #e2f0e2; }
 th.teacher_forced-exact_match { background: #ece3f3; }
 th button { font: inherit; font-weight: 600; border: 0; background: none; padding: 0; cursor: pointer; }
+tr.new-range td { border-top: 3px double #888; }
 th[aria-sort="ascending"] button::after { content: " \\25B2"; }
 th[aria-sort="descending"] button::after { content: " \\25BC"; }
 td.number { text-align: right; white-space: nowrap; }

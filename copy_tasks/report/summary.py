@@ -15,7 +15,9 @@ family, on that metric against length:
 - effective length: the longest length up to which exact match stays at or above 50% (every
   shorter length the model ran passes too); `<L` when it already fails at the shortest length L;
 - AUC: the area under exact match against log length, divided by the log-length span, so 1.0
-  means perfect at every length; over the lengths the model ran, which the table states.
+  means perfect at every length.
+Both are over the lengths the row ran, which its cell names; rows of different ranges are not
+comparable (`RANKING_RULE`). The per-length tables show every length, and each row's mean.
 Lengths at which any doc overflowed (the backend cut its prompt; `overflow` above 0) are left
 out of both and of the plots, and named in the cell.
 
@@ -32,7 +34,7 @@ import math
 import re
 import unicodedata
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from copy_tasks.probes.families import FAMILIES
@@ -41,6 +43,10 @@ from copy_tasks.report.rows import LARGEST_VALUE
 from copy_tasks.report.table import as_written
 
 THRESHOLD = 0.5
+CUT = "cut"  # a length at which some doc did not fit the backend's context
+RANKING_RULE = ("Effective length and AUC are over the lengths each row ran, which its cell names: rows that ran "
+                "other lengths are not compared: on the page, sorting a column orders rows within each range of "
+                "lengths only, the widest range first.")
 # The flags (leaderboard column `flags`, `name` or `name=value` joined by `;`) that change
 # what every number of a run means.
 RUN_FLAGS = ("limit", "samples", "gen_kwargs", "not_greedy", "chat_template", "system_instruction", "num_fewshot")
@@ -269,6 +275,9 @@ class ScoreTable:
     rule: Rule
     families: list[str]
     rows: list[TableRow]
+    # family -> series -> length -> its value, or `CUT` where some doc overflowed: every length
+    # run (the rows' scores are over the lengths every row ran)
+    every_length: dict[str, dict[str, dict[int, float | str]]] = field(default_factory=dict)
 
 
 def score_table(rows: list[dict], rule: Rule) -> ScoreTable | None:
@@ -291,7 +300,11 @@ def score_table(rows: list[dict], rule: Rule) -> ScoreTable | None:
                               tuple(sorted(cut[name].get(entry, set()))), flags[name].get(entry, ""))
                   if entry in by_family[name] or entry in cut[name] else None for name in families}
         table_rows.append(TableRow(entry, *about.get(entry, (entry, "", "")), scores))
-    return ScoreTable(rule, families, table_rows)
+    every_length = {name: {entry: {**dict.fromkeys(cut[name].get(entry, set()), CUT),
+                                   **{length: value for length, value, _ in by_family[name].get(entry, [])}}
+                           for entry in entries if entry in by_family[name] or entry in cut[name]}
+                    for name in families}
+    return ScoreTable(rule, families, table_rows, every_length)
 
 
 def markdown_cell(score: Score | None) -> str:
@@ -334,6 +347,91 @@ def summary_table(table: ScoreTable) -> str:
     return "\n".join(lines)
 
 
+@dataclass(frozen=True)
+class LengthTable:
+    """One family under one rule, length by length: the lengths any row ran (columns) and each
+    row's value per length (absent: not run; `CUT`: some doc overflowed there)."""
+
+    rule: Rule
+    family: str
+    lengths: tuple[int, ...]
+    rows: tuple[tuple[TableRow, dict[int, float | str]], ...]
+
+    def mean(self, values: dict[int, float | str]) -> tuple[float, str] | None:
+        """A row's mean over the lengths it was scored at (as RULER averages over lengths), and
+        those lengths when they are not all of the table's; None when none was scored.
+
+        >>> table = LengthTable(TABLES[0], "random_copy", (10, 20, 50), ())
+        >>> table.mean({10: 1.0, 20: 0.5, 50: 0.0}), table.mean({10: 1.0, 20: 0.5, 50: CUT})
+        ((0.5, ''), (0.75, '10-20'))
+        """
+        scored = sorted(length for length, value in values.items() if isinstance(value, float))
+        if not scored:
+            return None
+        mean = sum(float(values[length]) for length in scored) / len(scored)
+        return mean, "" if tuple(scored) == self.lengths else f"{scored[0]}-{scored[-1]}"
+
+
+def length_tables(table: ScoreTable) -> list[LengthTable]:
+    """One `LengthTable` per family of a rule's table, from the same scores the table shows."""
+    found = []
+    for family in table.families:
+        values = table.every_length[family]
+        per_row = tuple((row, values[row.entry]) for row in table.rows if row.entry in values)
+        lengths = tuple(sorted({length for _, values in per_row for length in values}))
+        found.append(LengthTable(table.rule, family, lengths, per_row))
+    return found
+
+
+def length_cell(value: float | str | None) -> str:
+    """A value of a per-length table: two decimals, `cut` (some doc overflowed), `-` (not run).
+
+    >>> length_cell(0.125), length_cell(CUT), length_cell(None)
+    ('0.12', 'cut', '-')
+    """
+    if value is None:
+        return "-"
+    return value if isinstance(value, str) else f"{value:.2f}"
+
+
+def mean_cell(mean: tuple[float, str] | None) -> str:
+    """A row's mean, with its lengths when they are not all of the table's.
+
+    >>> mean_cell((0.75, "10-20")), mean_cell((0.5, "")), mean_cell(None)
+    ('0.75 (10-20)', '0.50', '-')
+    """
+    if mean is None:
+        return "-"
+    value, lengths = mean
+    return f"{value:.2f}" + (f" ({lengths})" if lengths else "")
+
+
+def length_table_markdown(table: LengthTable) -> str:
+    """A Markdown table: a row per model, a column per length, then the row's mean."""
+    header = ["model", "flags", *map(str, table.lengths), "mean"]
+    lines = ["| " + " | ".join(header) + " |", "|---|---|" + "---:|" * (len(table.lengths) + 1)]
+    for row, values in table.rows:
+        cells = [length_cell(values.get(length)) for length in table.lengths]
+        lines.append("| " + " | ".join([markdown_text(row.model), markdown_text(row.setting) or "-", *cells,
+                                        mean_cell(table.mean(values))]) + " |")
+    return "\n".join(lines)
+
+
+def per_length_markdown(tables: list[ScoreTable]) -> list[str]:
+    """The summary's per-length section: each rule's tables, family by family."""
+    parts = ["", "## Per length", "",
+             "Exact match at each length, under each table's rule; `cut`: some doc did not fit the "
+             "backend's context there (left out of the numbers above); `-`: not run. The mean is over the "
+             "lengths the row was scored at, named beside it when they are not all of the table's: means "
+             "over different lengths are not comparable."]
+    for table in tables:
+        parts += ["", f"### {table.rule.title}"]
+        for lengths in length_tables(table):
+            parts += ["", f"#### {lengths.family} ({FAMILIES[lengths.family].unit})", "",
+                      length_table_markdown(lengths)]
+    return parts
+
+
 def summary_markdown(rows: list[dict], plot_files: list[str], notes: list[str], sections: list[str] = ()) -> str:
     """The whole `summary.md`: the tables, how to read them, the plots, notes, then `sections`
     (Markdown written by other commands) as they are."""
@@ -349,12 +447,13 @@ def summary_markdown(rows: list[dict], plot_files: list[str], notes: list[str], 
         f"which exact match (under the table's rule) stays at or above {THRESHOLD:.0%}; `<L`: already "
         "below at the shortest. AUC: area under exact match against log length, divided by the "
         "log-length span. Each table's heading names its rule and metric. "
-        "Lengths where the backend cut some prompt (overflow) are left out of both and named.",
+        "Lengths where the backend cut some prompt (overflow) are left out of both and named. "
+        f"{RANKING_RULE} The per-length tables below show every length each model ran.",
     ]
-    for rule in TABLES:
-        table = score_table(rows, rule)
-        if table:
-            parts += ["", f"## {rule.title}", "", summary_table(table)]
+    tables = [table for table in (score_table(rows, rule) for rule in TABLES) if table]
+    for table in tables:
+        parts += ["", f"## {table.rule.title}", "", summary_table(table)]
+    parts += per_length_markdown(tables)
     if plot_files:
         parts += ["", "## Plots", ""]
         parts += [f"![{name}](plots/{name})" for name in plot_files]

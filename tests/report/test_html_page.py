@@ -83,6 +83,7 @@ class Page(HTMLParser):
         self.root: dict[str, str] = {}
         self._open: list[tuple[str, str | None]] = []  # (tag, id) of the elements whose text is read
         self._cell: list[str] | None = None
+        self._in_board = False  # inside the main table (the per-length tables follow it)
         self.feed(source)
         self.close()
 
@@ -93,10 +94,12 @@ class Page(HTMLParser):
             self.root = attrs
         if tag == "script":
             self.scripts += 1
+        if tag == "table":
+            self._in_board = attrs.get("id") == "leaderboard"
         if tag == "tr" and "data-entry" in attrs:
             self.order.append(attrs["data-entry"])
             self.rows[attrs["data-entry"]] = []
-        if tag == "td" and self.order:
+        if tag == "td" and self.order and self._in_board:
             self.rows[self.order[-1]].append((attrs["data-value"], ""))
         if tag == "th" and "data-column" in attrs:
             self.headers[attrs["id"]] = int(attrs["data-column"])
@@ -114,7 +117,7 @@ class Page(HTMLParser):
         for _, ident in self._open:
             if ident:
                 self.by_id[ident] += data
-        if self._open and self.order and any(tag == "td" for tag, _ in self._open):
+        if self._open and self.order and self._in_board and any(tag == "td" for tag, _ in self._open):
             value, shown = self.rows[self.order[-1]][-1]
             self.rows[self.order[-1]][-1] = (value, shown + data)
 
@@ -128,9 +131,11 @@ def page_of(out: Path) -> str:
 
 
 def summary_rows(out: Path) -> list[tuple[str, ...]]:
-    """(model, architecture, flags) of every row of every table of summary.md, Markdown escapes undone."""
+    """(model, architecture, flags) of every row of every overview table of summary.md (before its
+    per-length tables), Markdown escapes undone."""
     rows = set()
-    for line in (out / "summary.md").read_text(encoding="utf-8").splitlines():
+    overview = (out / "summary.md").read_text(encoding="utf-8").split("\n## Per length\n")[0]
+    for line in overview.splitlines():
         cells = [cell.strip() for cell in re.split(r"(?<!\\)\|", line)[1:-1]]
         if len(cells) > 3 and cells[0] not in ("model", "---") and not cells[0].startswith("---"):
             rows.add(tuple(re.sub(r"\\(.)", r"\1", cell) for cell in cells[:3]))
@@ -247,17 +252,22 @@ def clicked(out: Path, profile: Path, *headers: str) -> dict:
 @pytest.mark.skipif(CHROMIUM is None, reason="headless Chromium is not installed (apt-get install -y chromium)")
 def test_clicking_a_header_sorts_the_rows_in_chromium(built, tmp_path):
     hostile, chat = HOSTILE_SHOWN, "alpha [chat_template]"
-    # ours, effective length: beta 50, alpha 20, alpha in its chat setting 10, delta <10 (as 0);
-    # gamma and the hostile name have no random_copy: last, in the table's first order
+    # ours, effective length: beta 50 and alpha 20 over 10-50, delta <10 (as 0) over 10-20, alpha in
+    # its chat setting 10 over 10 alone: scores over other lengths are never interleaved, the widest
+    # range first, and only the order within a range reverses; gamma and the hostile name have no
+    # random_copy: last, in the table's first order
     profile = tmp_path / "profile"
     once = clicked(built, profile, OURS)
-    assert once == {"order": ["beta", "alpha", chat, "delta", hostile, "gamma"], "sorted": {OURS: "descending"}}
+    assert once == {"order": ["beta", "alpha", "delta", chat, hostile, "gamma"], "sorted": {OURS: "descending"},
+                    "new_range": ["delta", chat]}
     twice = clicked(built, profile, OURS, OURS)
-    assert twice == {"order": ["delta", chat, "alpha", "beta", hostile, "gamma"], "sorted": {OURS: "ascending"}}
+    assert twice == {"order": ["alpha", "beta", "delta", chat, hostile, "gamma"], "sorted": {OURS: "ascending"},
+                     "new_range": ["delta", chat]}
     # a text column: A to Z, then Z to A; the two alpha rows tie and keep their order; the
     # column sorted by before no longer says so
     names = clicked(built, profile, OURS, "col-model", "col-model")
-    assert names == {"order": ["gamma", "delta", "beta", "alpha", chat, hostile], "sorted": {"col-model": "descending"}}
+    assert names == {"order": ["gamma", "delta", "beta", "alpha", chat, hostile], "sorted": {"col-model": "descending"},
+                     "new_range": []}
 
     screenshot = tmp_path / "page.png"
     result = chromium(built, profile, f"--screenshot={screenshot}", "--window-size=1200,800")
@@ -267,3 +277,18 @@ def test_clicking_a_header_sorts_the_rows_in_chromium(built, tmp_path):
     untouched = chromium(built, profile, "--dump-dom")
     assert "<title>copy-tasks leaderboard</title>" in untouched.stdout  # the name's script never ran
     assert Page(untouched.stdout).by_id["test-result"] == ""
+
+
+def test_the_per_length_tables_are_on_the_page_for_every_family_worked_by_hand(built):
+    page = page_of(built)
+    per_length = page.split('<h2 id="per-length">Per length</h2>')[1].split("<h2>")[0]
+    ours = per_length.split("Generation, our rule")[1].split("<h3>")[0]
+    for family in ("phonebook_copy", "random_copy", "lookup_prefix"):
+        assert f"<h4>{family} (" in ours
+    rows = {tuple(cells[:2]): cells[2:] for cells in (re.findall(r"<td[^>]*>(.*?)</td>", row)
+                                             for row in re.findall(r"<tr>(.*?)</tr>", ours.split("<h4>random_copy")[1]
+                                                                   .split("<h4>")[0]))}
+    # alpha: 1.0, 1.0, 0.2 at 10, 20, 50: mean 0.73; delta 0.2, 0.0 at 10, 20: mean 0.10 over 10-20
+    assert rows[("alpha", "-")] == ["1.00", "1.00", "0.20", "0.73"]
+    assert rows[("alpha", "chat_template")] == ["1.00", "-", "-", "1.00 (10-10)"]
+    assert rows[("delta", "-")] == ["0.20", "0.00", "-", "0.10 (10-20)"]

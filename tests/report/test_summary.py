@@ -55,3 +55,21 @@ def test_summary_numbers_on_hand_worked_curves():
     assert effective_length(points) == 100
     assert area_under_curve(points) == pytest.approx(0.5625)
     assert effective_length([(20, 0.4), (50, 0.9)]) is None
+
+
+def test_per_length_tables_hand_worked(tmp_path):
+    """alpha: 1.0, 1.0, 0.2 at 10, 20, 50 symbols, mean 2.2 / 3 = 0.73 over all three; beta: 0.5
+    and 0.0 at 10 and 20, and a doc cut at 50 (shown `cut`): mean 0.25 over 10-20 alone, said so."""
+    write_results(tmp_path / "in", "alpha", {f"random_copy_{length}": {"exact_match": value, "overflow": 0.0}
+                                             for length, value in ((10, 1.0), (20, 1.0), (50, 0.2))})
+    write_results(tmp_path / "in", "beta", {"random_copy_10": {"exact_match": 0.5, "overflow": 0.0},
+                                            "random_copy_20": {"exact_match": 0.0, "overflow": 0.0},
+                                            "random_copy_50": {"exact_match": 0.0, "overflow": 0.5}},
+                  date="2026-11-02T10:00:00")
+    build_leaderboard([tmp_path / "in"], tmp_path / "out")
+    summary = (tmp_path / "out" / "summary.md").read_text()
+    per_length = summary.split("\n## Per length\n")[1]
+    ours = per_length.split("\n### Generation, our rule")[1].split("\n### ")[0]
+    assert ("#### random_copy (symbols)\n\n| model | flags | 10 | 20 | 50 | mean |\n|---|---|---:|---:|---:|---:|\n"
+            "| alpha | - | 1.00 | 1.00 | 0.20 | 0.73 |\n| beta | - | 0.50 | 0.00 | cut | 0.25 (10-20) |") in ours
+    assert "sorting a column orders rows within each range of lengths only" in summary
