@@ -76,4 +76,16 @@ def check_determinism_across_processes(family: Family, options, modules: tuple[s
     assert outputs == {here}
 
 
-CHECKS = (check_docs, check_doc_independence, check_determinism_across_processes)
+COMMON_FIELDS = {"prompt", "target", "continuation", "family", "length", "unit", "seed", "index"}
+
+
+def check_field_notes(family: Family, options) -> None:
+    """Every field of the family's own has a note saying what it holds (the export's dataset
+    card shows them), and every note is of a field the docs have."""
+    notes = dict(family.field_notes)
+    assert len(notes) == len(family.field_notes) and all(isinstance(note, str) and note for note in notes.values())
+    for doc in generate_docs(family.name, lengths_checked(family)[0], 1234, 2, options):
+        assert set(doc) - COMMON_FIELDS == set(notes), family.name
+
+
+CHECKS = (check_docs, check_doc_independence, check_determinism_across_processes, check_field_notes)

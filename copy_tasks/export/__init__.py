@@ -111,5 +111,5 @@ def export(families: Sequence[str], lengths: Sequence[int] | None, variant: str,
 
     earlier = earlier_files(out)
     splits = plan(families, lengths, variant, metadata)
-    write_export(out, splits, dataset_card(splits, metadata), earlier)
+    write_export(out, splits, dataset_card(splits, metadata, Path(out).name), earlier)
     return splits

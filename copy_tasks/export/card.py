@@ -39,11 +39,11 @@ Generation (configs named like the family): greedy decoding, the prompt as it is
 cut before the first of the family's stop sequences and after at most `generation_budget` new
 tokens. Each answer gets two verdicts, both functions of its text:
 
-- **the authors' rule** (`authors_exact_match`; SQuAD also `authors_f1`): the post-processing
-  and comparison of the paper's code, the number the paper reports;
-- **our rule** (`exact_match`, with partial credit `prefix_match`, `symbol_accuracy` or `f1`):
-  the answer at the start of the text whatever follows it, also after a restatement of the
-  prompt's last line, as chat models write it.
+- **the authors' rule** ({authors}): the post-processing and comparison of the paper's code, the
+  number the paper reports;
+- **our rule** (`exact_match`, with partial credit {partial}): the answer at the start of the
+  text whatever follows it, also after a restatement of the prompt's last line, as chat models
+  write it.
 
 Teacher-forced (configs ending in `_tf`): one log-likelihood of `continuation` after `prompt`;
 `exact_match` is 1 when every token of the tokenizer's segmentation of the continuation is the
@@ -137,20 +137,60 @@ def contents(splits: Sequence) -> str:
     lines += ["", "Every row has `prompt` (what the model reads), `continuation` (what it should write after "
               "the prompt: the teacher-forced target), `target` (the answer as the scorers compare it), "
               "`generation_budget` (the new tokens our tasks allow: room for every accepted answer in any "
-              "segmentation), `family`, `length`, `unit`, `seed`, `index`, and the family's own fields "
-              "(`dataset_info` below the header lists them). The C4 and SQuAD families hold text from their "
-              "sources, under those sources' licenses."]
+              "segmentation), `family`, `length`, `unit`, `seed` and `index` (doc `i` of the split), and the "
+              "fields of its family, below."]
+    if any(members[0].family.needs_download for members in seen.values()):
+        lines += ["", "The families marked as downloading in the table hold text from their sources (C4, "
+                  "SQuAD), under those sources' licenses."]
+    for config, members in seen.items():
+        lines += ["", f"### `{config}`", ""]
+        lines += [f"- `{field}`: {note}" for field, note in members[0].family.field_notes]
+        lines += ["", f"An example row (`{members[0].name}`, doc 0; long text cut at {EXAMPLE_CHARACTERS} "
+                  "characters):", "", "```json", example_row(members[0].rows[0]), "```"]
     return "\n".join(lines)
 
 
-def dataset_card(splits: Sequence, metadata: Mapping[str, Any]) -> str:
-    """The README.md of an export."""
+EXAMPLE_CHARACTERS = 300
+
+
+def example_row(row: Mapping[str, Any]) -> str:
+    """A row as indented JSON, each text over `EXAMPLE_CHARACTERS` cut and marked.
+
+    >>> print(example_row({"prompt": "a" * 301, "length": 10}))
+    {
+      "prompt": "aaa...aaa[... 1 more characters]",
+      "length": 10
+    }
+    """
+    import json
+
+    def shown(value: Any) -> Any:
+        if isinstance(value, str) and len(value) > EXAMPLE_CHARACTERS:
+            return value[:EXAMPLE_CHARACTERS] + f"[... {len(value) - EXAMPLE_CHARACTERS} more characters]"
+        return value
+
+    return json.dumps({key: shown(value) for key, value in row.items()}, indent=2, ensure_ascii=False)
+
+
+def _listed(names) -> str:
+    """Names in code spans, each once, in order."""
+    return ", ".join(f"`{name}`" for name in dict.fromkeys(names))
+
+
+def dataset_card(splits: Sequence, metadata: Mapping[str, Any], folder: str = "copy-tasks-docs") -> str:
+    """The README.md of an export written into the folder named `folder`."""
     configs = list(dict.fromkeys(split.config for split in splits))
-    usage = (f'```python\nimport datasets\n\ndocs = datasets.load_dataset("PATH_OR_REPO", "{configs[0]}", '
-             f'split="{splits[0].name}")\n```')
-    intro = ("The docs that the copy-tasks lm-eval tasks score: recall probes (phone-book lookup, copying of "
-             "natural and random text, n-gram lookup, SQuAD by paragraph length) after Jelassi, Brandfonbrener, "
-             "Kakade and Malach, *Repeat After Me: Transformers are Better than State Space Models at Copying*, "
-             "ICML 2024 (arXiv:2402.01032). One config per family, one split per length in the family's unit.")
+    usage = (f'```python\nimport datasets\n\n# this folder; once pushed to the hub (push_to_hub), its repository id\n'
+             f'docs = datasets.load_dataset("{folder}", "{configs[0]}", split="{splits[0].name}")\n```\n\n'
+             f"Written by copy-tasks {__version__} (`pip install copy-tasks`; the same docs as its lm-eval tasks "
+             f"`{splits[0].config}_{splits[0].length}` and the like score).")
+    families = list({split.family.name: split.family for split in splits}.values())
+    asked = "; ".join(f"`{family.name}`: {family.summary}" for family in families)
+    intro = (f"The docs that copy-tasks' lm-eval tasks score, for {asked}. Recall probes after Jelassi, "
+             "Brandfonbrener, Kakade and Malach, *Repeat After Me: Transformers are Better than State Space Models "
+             "at Copying*, ICML 2024 (arXiv:2402.01032). One config per family and variant, one split per length "
+             "in the family's unit.")
+    scoring = SCORING.format(authors=_listed(name for family in families for name in family.authors_metrics),
+                             partial=_listed(name for family in families for name in family.partial_credit))
     return "\n\n".join([header(splits) + f"# {PRETTY_NAME}", intro, usage, contents(splits),
-                        provenance(splits, metadata), SCORING, f"## Citation\n\n```bibtex\n{CITATION}\n```", ""])
+                        provenance(splits, metadata), scoring, f"## Citation\n\n```bibtex\n{CITATION}\n```", ""])

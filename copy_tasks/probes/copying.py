@@ -133,7 +133,8 @@ def score_copy_doc_authors(generation: str, doc: dict) -> dict[str, float]:
 
 def copy_family(name: str, summary: str, unit: str, lengths: tuple[int, ...], draw_doc: Callable[..., dict], *,
                 default_docs: int = 200, min_length: int = 2, max_length: int = 100_000, downloads: str = "",
-                data_key: str = "", options: tuple[Option, ...] = ()) -> Family:
+                data_key: str = "", options: tuple[Option, ...] = (),
+                field_notes: tuple[tuple[str, str], ...] = ()) -> Family:
     """A copy family: the copy prompt, stop at a blank line, scored by `score_copy` (ours) and
     `score_copy_authors`; scoring group `copies`."""
     return Family(
@@ -142,6 +143,7 @@ def copy_family(name: str, summary: str, unit: str, lengths: tuple[int, ...], dr
         downloads=downloads, draw_doc=draw_doc, score_one_reading=score_copy_doc,
         score_authors_rule=score_copy_doc_authors, scoring_group="copies",
         stop_sequences=("\n\n",), data_key=data_key, options=options,
+        field_notes=(("words", f"how many {unit} the passage to copy holds"), *field_notes),
         chat_instruction="Here is a passage, then the same passage again. Write it out once more, word for word, "
                          "starting from its first word.",
     )

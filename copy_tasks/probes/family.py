@@ -75,6 +75,10 @@ class Family:
     # alone, which bumps `task_version`, the lm-eval task version (see the family's README).
     data_version: str = "1.0"
     task_version: str = "3.1"
+    # What each of the family's own doc fields holds (beyond prompt, continuation, target,
+    # generation_budget, family, length, unit, seed, index): (field, meaning), for the dataset
+    # card of an export; the family contract checks that every field has one.
+    field_notes: tuple[tuple[str, str], ...] = ()
 
     @property
     def needs_download(self) -> bool:

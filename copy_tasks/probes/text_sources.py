@@ -132,6 +132,9 @@ def serves_passages(source: str, longest: int) -> None:
                               f"of the longest passage asked for. {HOW_TO_USE_LOCAL_TEXT}")
 
 
+# The field a passage's doc records of its source (the C4 families' `field_notes`).
+DOCUMENT_NOTE = (("document", "the index of the source document the passage was taken from (in the text source's "
+                              "order)"),)
 TEXT_SOURCE = SourceOption(
     "copy_tasks_text_source", "text_source", "the natural-text source", default=C4,
     accepted="a .txt file, a folder of .txt files, or a folder saved by datasets' save_to_disk",

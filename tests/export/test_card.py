@@ -42,3 +42,20 @@ def test_the_card_names_every_split_and_its_features_and_says_how_the_docs_were_
         for length in LENGTHS:
             assert card_row(family, length, PINNED[f"{family}_{length}"]) in card
     assert json.loads((exported / MARKER).read_text())["files"][-1] == "README.md"
+
+
+def test_the_card_explains_each_family_field_shows_an_example_row_and_names_its_folder(tmp_path):
+    from copy_tasks import cli
+    from copy_tasks.probes.families import FAMILIES as FAMILIES_TABLE
+
+    out = tmp_path / "phone-docs"
+    cli.main(["export", "phonebook_copy", "--lengths", "10", "--docs", "2", "--out", str(out)])
+    card = (out / "README.md").read_text()
+    assert "PATH_OR_REPO" not in card
+    assert 'datasets.load_dataset("phone-docs", "phonebook_copy", split="length_10")' in card
+    assert "copy-tasks" in card and "pip install copy-tasks" in card
+    for field, _ in FAMILIES_TABLE["phonebook_copy"].field_notes:
+        assert f"- `{field}`: " in card
+    assert "query_position / (entries - 1)" in card
+    assert '"query_depth": ' in card and '"family": "phonebook_copy"' in card  # the example row
+    assert "C4" not in card and "SQuAD" not in card.split("## Scoring")[0]  # neither was exported

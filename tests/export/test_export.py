@@ -36,7 +36,7 @@ print(json.dumps(found))
 def loaded(exported) -> tuple[list[str], dict, Path]:
     """In a second process, offline: the export made again in-process (modules loaded), then the
     first export read back by `datasets.load_dataset`: each split's fingerprint and rows' hash."""
-    again = exported.parent / "again"
+    again = exported.parent / "again" / exported.name  # the same folder name: the card names its folder
     code = LOAD.format(families=list(FAMILIES), lengths=list(LENGTHS), again=str(again), folder=str(exported))
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=offline_env(),
                             cwd=exported.parent)

@@ -6,7 +6,7 @@ import numpy as np
 
 from copy_tasks.probes.copying import copy_doc, copy_family
 from copy_tasks.probes.family import register
-from copy_tasks.probes.text_sources import TEXT_SOURCE, draw_passage
+from copy_tasks.probes.text_sources import DOCUMENT_NOTE, TEXT_SOURCE, draw_passage
 
 LENGTHS = (25, 50, 100, 200, 500, 1000)  # words
 
@@ -27,4 +27,4 @@ def make_c4_doc(rng: np.random.Generator, length: int, text_source: str) -> dict
 
 FAMILY = register(copy_family("c4_copy", "copy a passage of natural text", "words", LENGTHS, make_c4_doc,
                               default_docs=100, downloads="C4, or local text", data_key="c4",
-                              options=(TEXT_SOURCE,)))
+                              options=(TEXT_SOURCE,), field_notes=DOCUMENT_NOTE))

@@ -7,7 +7,7 @@ import numpy as np
 from copy_tasks.probes.copying import copy_doc, copy_family
 from copy_tasks.probes.families.c4_copy import LENGTHS
 from copy_tasks.probes.family import register
-from copy_tasks.probes.text_sources import TEXT_SOURCE, draw_passage
+from copy_tasks.probes.text_sources import DOCUMENT_NOTE, TEXT_SOURCE, draw_passage
 
 
 def make_c4_shuffled_doc(rng: np.random.Generator, length: int, text_source: str) -> dict:
@@ -27,4 +27,4 @@ def make_c4_shuffled_doc(rng: np.random.Generator, length: int, text_source: str
 
 FAMILY = register(copy_family("c4_copy_shuffled", "the same passages, words shuffled", "words", LENGTHS,
                               make_c4_shuffled_doc, default_docs=100, downloads="C4, or local text", data_key="c4",
-                              options=(TEXT_SOURCE,)))
+                              options=(TEXT_SOURCE,), field_notes=DOCUMENT_NOTE))

@@ -74,4 +74,7 @@ FAMILY = register(copy_family(
     "dup_ngram_copy", f"a {STRING_LENGTH}-symbol string with one duplicated n-gram", "n", LENGTHS, make_dup_ngram_doc,
     min_length=1, max_length=(STRING_LENGTH - 2) // 2,  # two copies of the n-gram and a symbol between
     options=(COPY_FORMAT,),
+    field_notes=(("first", "where the duplicated n-gram first starts in the string (0-based, in symbols)"),
+                 ("second", "where its second occurrence starts"),
+                 ("ngram", "n: the duplicated n-gram's length in symbols")),
 ))

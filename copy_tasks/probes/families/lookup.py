@@ -226,6 +226,12 @@ def lookup_family(key_place: str) -> Family:
         partial_credit=("symbol_accuracy",),
         data_key="lookup",
         options=LOOKUP_OPTIONS,
+        field_notes=(("string", "the random letters the key is looked up in"),
+                     ("key", "the letters the query gives; they occur once in the string"),
+                     ("key_position", "where the key starts in the string (0-based, in letters)"),
+                     ("demonstration_keys", "the keys of the worked blocks before the query, each from a "
+                                            "string of its own"),
+                     ("format", "`natural` (our text blocks) or `paper` (the authors' character format)")),
         chat_instruction="Each block gives a string of letters and a key from it. Continue the last block's key "
                          "with the letters that follow the key in its string, as the blocks before it do.",
     )

@@ -148,6 +148,12 @@ FAMILY = register(Family(
     score_authors_rule=against_target(score_authors),
     stop_sequences=("\n",),
     scoring_group="phone book",
+    field_notes=(("query_position", "where the queried name sits in the book (0-based entry; names are drawn by "
+                                    "1990 US census frequency, unique within a book, as are the numbers)"),
+                 ("query_depth", "query_position / (entries - 1): 0 at the top of the book, 1 at the bottom, "
+                                 "for accuracy by position"),
+                 ("example_positions", "the entries of the two worked lookups before the query (never the "
+                                       "queried one)")),
     chat_instruction="Here is a phone book. Look up phone numbers in it.",
     chat_prefill_at=after_first_block,  # the two example lookups and the query open the model's turn
 ))

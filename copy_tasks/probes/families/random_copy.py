@@ -33,4 +33,7 @@ LENGTHS = (10, 20, 50, 100, 200, 500, 1000)
 FAMILY = register(copy_family(
     "random_copy", "a uniform random string over a-z", "symbols", LENGTHS, make_random_copy_doc,
     options=(COPY_FORMAT,),
+    field_notes=(("alphabet_size", "the number of symbols the string is drawn from (26: a to z)"),
+                 ("bits", "the string's information: words x log2(alphabet_size), what a state must hold to copy "
+                          "it")),
 ))

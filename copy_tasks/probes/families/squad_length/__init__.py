@@ -23,6 +23,10 @@ FAMILY = register(Family(
     partial_credit=("f1",),
     authors_metrics=("authors_exact_match", "authors_f1"),
     options=(SQUAD_SOURCE,),
+    field_notes=(("answers", "every answer SQuAD accepts for the question (the target is the first)"),
+                 ("question_id", "the SQuAD id of the question asked"),
+                 ("demonstration_id", "the SQuAD id of the worked question on the same paragraph before it"),
+                 ("paragraph_words", "the paragraph's length in words, which puts it in the length's bin")),
     select_docs=make_squad_docs,
     answers=lambda doc: tuple(" " + answer for answer in doc["answers"]),
     chat_instruction="Answer the last question from the paragraph with a short span of its text, as the example "
