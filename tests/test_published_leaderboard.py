@@ -30,9 +30,28 @@ TRAINED_FAMILIES = {"copy": {"random_copy", "dup_ngram_copy"}, "lookup_prefix": 
 IMAGE = re.compile(r'<img alt="([^"]*)" src="data:image/png;base64,([^"]*)"')
 
 
-def published_rows() -> list[dict]:
+POSITION_SUFFIXES = ("_beginning", "_middle", "_end")  # rows by where the answer sits: n is a third's docs
+
+
+def published_rows(positions: bool = False) -> list[dict]:
+    """The published CSV's rows; without the rows by position unless `positions`."""
     with (PUBLISHED / "leaderboard.csv").open(newline="") as handle:
-        return list(csv.DictReader(handle))
+        rows = list(csv.DictReader(handle))
+    return rows if positions else [row for row in rows if not row["metric"].endswith(POSITION_SUFFIXES)]
+
+
+def test_the_rows_by_position_split_each_phone_book_runs_docs_into_thirds():
+    rows = published_rows(positions=True)
+    tasks = {(row["run"], row["task"]): row for row in rows if row["metric"] == "exact_match"
+             and row["family"] == "phonebook_copy" and row["variant"] == "generation" and row["model"] != "ngram_copier"
+             and row["architecture"] == "transformer"}
+    assert len(tasks) >= 3 * 8  # Gemma, SmolLM2 and SmolLM2 under its chat template, 8 lengths each
+    for (run, task), row in tasks.items():
+        thirds = {suffix: third for suffix in POSITION_SUFFIXES for third in rows
+                  if (third["run"], third["task"], third["metric"]) == (run, task, "exact_match" + suffix)}
+        assert sum(int(third["n"]) for third in thirds.values()) == int(row["n"]), (run, task)
+        pooled = sum(float(third["value"]) * int(third["n"]) for third in thirds.values()) / int(row["n"])
+        assert abs(pooled - float(row["value"])) < 1e-9, (run, task)  # the thirds add up to the task's score
 
 
 @pytest.fixture(scope="module")

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 
 from copy_tasks.probes.families import FAMILIES
 from copy_tasks.probes.family import GENERATION, TEACHER_FORCED, TEACHER_FORCED_SUFFIX
-from copy_tasks.report.summary import curves, series, visible
+from copy_tasks.report.positions import THIRDS
+from copy_tasks.report.summary import curves, position_table, series, visible
 
 LEGEND_MODELS = 20  # more models than this: no legend (the CSV and summary name them)
 PLOTTED = ((GENERATION, "exact_match", "exact match (our rule)", ""),
@@ -116,6 +117,35 @@ def family_figure(rows: list[dict], family: str, variant: str, metric: str, labe
     return figure
 
 
+def position_figure(rows: list[dict], family: str, styles: dict[str, Style] | None = None):
+    """Exact match (our rule) against where the answer sits in the prompt (the thirds of
+    `summary.position_table`), one line per model; None when the samples gave no positions."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib import pyplot
+
+    table = position_table(rows, family)
+    if not table:
+        return None
+    styles = styles or model_styles(rows)
+    figure, axes = pyplot.subplots(figsize=(8.0, 4.2), dpi=100)
+    for index, (model, thirds) in enumerate(table.items()):
+        shown = [(position, thirds[third][0]) for position, third in enumerate(THIRDS) if third in thirds]
+        style = styles.get(model) or Style(COLOURS[0], MARKERS[0])
+        axes.plot(dodged([position for position, _ in shown], index, len(table), False), [v for _, v in shown],
+                  color=style.colour, marker=style.marker, markersize=5, alpha=0.85, label=shown_name(model))
+    axes.set_xticks(range(len(THIRDS)), [f"{third} third" for third in THIRDS])
+    axes.set_xlabel("where the queried entry sits (query_depth)")
+    axes.set_ylabel("exact match (our rule)")
+    axes.set_ylim(-0.05, 1.05)
+    axes.grid(True, alpha=0.3)
+    axes.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0)
+    axes.set_title(f"{family}: exact match by position, pooled over lengths")
+    figure.subplots_adjust(left=0.09, right=0.66, bottom=0.12, top=0.92)
+    return figure
+
+
 def png_of(figure) -> bytes:
     """A figure as PNG bytes, its legend whole (the image grows to hold it); the figure is closed."""
     from matplotlib import pyplot
@@ -136,6 +166,8 @@ def all_plots(rows: list[dict]) -> dict[str, bytes]:
             figure = family_figure(rows, family, variant, metric, label, styles)
             if figure is not None:
                 plots[f"{family}{suffix}.png"] = png_of(figure)
+        if (figure := position_figure(rows, family, styles)) is not None:
+            plots[f"{family}_by_position.png"] = png_of(figure)
     return plots
 
 

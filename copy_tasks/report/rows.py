@@ -20,6 +20,7 @@ from copy_tasks.models import REFERENCE_MODELS
 from copy_tasks.probes.decoding import non_greedy
 from copy_tasks.probes.families import FAMILIES, parse_task_name
 from copy_tasks.probes.options import SEED, Recorded
+from copy_tasks.report.positions import position_metrics
 from copy_tasks.report.results import Problem, UnreadableResults, read_results, read_samples, run_stamp, samples_file
 
 SSM_TYPES = frozenset({"mamba", "mamba2", "falcon_mamba", "rwkv", "rwkv5", "rwkv6", "rwkv7", "xlstm"})
@@ -29,6 +30,8 @@ HYBRID_TYPES = frozenset({
 })
 SKIPPED_RESULT_KEYS = ("alias", "name", "sample_len", "samples", "sample_count")
 PREDICT_ONLY_METRIC = "bypass"  # what lm-eval reports for --predict_only runs
+# The verdicts split by where the answer sits, where the samples say (`_position_rows`).
+POSITION_METRICS = ("exact_match", "authors_exact_match")
 
 
 def column(meaning: str, numeric: bool = False):
@@ -331,15 +334,28 @@ def _rows(path: Path, data: Any) -> tuple[list[LeaderboardRow], list[Problem]]:
         model = model.replace("\r", "\\r").replace("\n", "\\n")
     rows: list[LeaderboardRow] = []
     for task in sorted(ours):
-        common, task_problems = _task_cells(path, data, model, task, ours[task])
+        common, samples, task_problems = _task_cells(path, data, model, task, ours[task])
         task_rows, value_problems = _metric_rows(path, task, _mapping(data["results"][task], f"results.{task}"), common)
-        rows += task_rows
+        rows += task_rows + _position_rows(samples or [], [row.metric for row in task_rows], common)
         problems += task_problems + value_problems
     return rows, problems
 
 
-def _task_cells(path: Path, data: dict, model: str, task: str, parsed: tuple[str, str, int]) -> tuple[dict, list]:
-    """Every cell of a task's rows but the metric's own, and what was wrong with its n."""
+def _position_rows(samples: list, metrics: list[str], common: dict) -> list[LeaderboardRow]:
+    """A row per verdict metric and third of the book, from the logged samples of a task whose
+    docs have a `query_depth` (`copy_tasks.report.positions`): `n` is the docs in that third."""
+    rows = []
+    for metric in (metric for metric in metrics if metric in POSITION_METRICS):
+        for third, (value, stderr, count) in position_metrics(samples, metric).items():
+            rows.append(LeaderboardRow(**{**common, "n": count}, metric=f"{metric}_{third}", value=value,
+                                       stderr=stderr))
+    return rows
+
+
+def _task_cells(path: Path, data: dict, model: str, task: str,
+                parsed: tuple[str, str, int]) -> tuple[dict, list | None, list]:
+    """Every cell of a task's rows but the metric's own, its logged samples (None: none were
+    read), and what was wrong with its n."""
     family_name, variant, length = parsed
     config = _mapping(data.get("config"), "config")
     metadata = _mapping(_mapping(_mapping(data.get("configs"), "configs").get(task), f"configs.{task}").get("metadata"),
@@ -376,7 +392,7 @@ def _task_cells(path: Path, data: dict, model: str, task: str, parsed: tuple[str
         "overflow_docs": "unknown" if overflow == "unknown" else _count(overflow), "date": date,
         "flags": _flags(data, _mapping(data.get("n-shot"), "n-shot").get(task), metadata, family_name),
         "source_file": path.name,
-    }, problems
+    }, samples, problems
 
 
 def _metric_rows(path: Path, task: str, values: dict, common: dict) -> tuple[list[LeaderboardRow], list[Problem]]:

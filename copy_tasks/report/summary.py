@@ -39,6 +39,7 @@ from typing import NamedTuple
 
 from copy_tasks.probes.families import FAMILIES
 from copy_tasks.probes.family import GENERATION, TEACHER_FORCED
+from copy_tasks.report.positions import THIRDS, pooled
 from copy_tasks.report.rows import LARGEST_VALUE
 from copy_tasks.report.table import as_written
 
@@ -432,6 +433,56 @@ def per_length_markdown(tables: list[ScoreTable]) -> list[str]:
     return parts
 
 
+def position_table(rows: list[dict], family: str, metric: str = "exact_match") -> dict[str, dict[str, tuple]]:
+    """series -> third -> (accuracy pooled over the lengths run, docs, those lengths) of one
+    family's generation rows by position (`copy_tasks.report.positions`); empty when none.
+
+    >>> rows = [{"model": "m", "flags": "", "family": "phonebook_copy", "variant": "generation",
+    ...          "metric": "exact_match_end", "value": value, "n": n, "length": length}
+    ...         for value, n, length in (("1.0", "2", "10"), ("0.25", "4", "20"))]
+    >>> position_table(rows, "phonebook_copy")
+    {'m': {'end': (0.5, 6, (10, 20))}}
+    """
+    gathered: dict[str, dict[str, list]] = defaultdict(lambda: defaultdict(list))
+    for row in rows:
+        if (row["family"], row["variant"]) != (family, GENERATION):
+            continue
+        for third in THIRDS:
+            if row["metric"] == f"{metric}_{third}":
+                value, n, length = cell_number(row["value"]), cell_number(row["n"]), cell_length(row["length"])
+                if value is not None and n is not None and length is not None:
+                    gathered[series(row)][third].append((value, int(n), length))
+    found = {}
+    for entry, thirds in sorted(gathered.items()):
+        found[entry] = {}
+        for third in THIRDS:
+            if points := thirds.get(third):
+                mean, docs = pooled((value, n) for value, n, _ in points)
+                found[entry][third] = (mean, docs, tuple(sorted(length for _, _, length in points)))
+    return found
+
+
+def position_markdown(rows: list[dict]) -> list[str]:
+    """The summary's section on accuracy by where the queried name sits, for each family whose
+    logged samples say (the phone book), under our rule."""
+    parts = []
+    for family in FAMILIES:
+        table = position_table(rows, family)
+        if not table:
+            continue
+        parts += ["", f"## {family}: exact match by where the answer sits", "",
+                  "Our rule, from the logged samples: the docs split by the queried entry's depth in the book "
+                  "(`query_depth`: first third, middle third, last third), pooled over the lengths run (weighted by "
+                  "docs). A model that loses the middle scores lower there.", "",
+                  "| model | lengths | beginning | middle | end |", "|---|---|---:|---:|---:|"]
+        for entry, thirds in table.items():
+            run = sorted({length for _, _, lengths in thirds.values() for length in lengths})
+            lengths = f"{run[0]}-{run[-1]}"
+            cells = [f"{thirds[third][0]:.2f} (n={thirds[third][1]})" if third in thirds else "-" for third in THIRDS]
+            parts.append("| " + " | ".join([markdown_text(entry), lengths, *cells]) + " |")
+    return parts
+
+
 def summary_markdown(rows: list[dict], plot_files: list[str], notes: list[str], sections: list[str] = ()) -> str:
     """The whole `summary.md`: the tables, how to read them, the plots, notes, then `sections`
     (Markdown written by other commands) as they are."""
@@ -454,6 +505,7 @@ def summary_markdown(rows: list[dict], plot_files: list[str], notes: list[str], 
     for table in tables:
         parts += ["", f"## {table.rule.title}", "", summary_table(table)]
     parts += per_length_markdown(tables)
+    parts += position_markdown(rows)
     if plot_files:
         parts += ["", "## Plots", ""]
         parts += [f"![{name}](plots/{name})" for name in plot_files]
