@@ -50,6 +50,16 @@ class BackendLimits:
     unknown: str | None = None
     scored_context: int | None = None  # default: `context`
 
+    def tokens(self, text: str) -> int | None:
+        """The length of a prompt in the backend's tokens, or None where it cannot be counted.
+
+        >>> BackendLimits(lambda text: len(text.split()), 10, "").tokens("a b c")
+        3
+        >>> BackendLimits(None, None, "").tokens("a") is None
+        True
+        """
+        return None if self.count is None or self.unknown is not None else self.count(text)
+
     def overflows(self, context_text: str, continuation: str) -> float:
         """1.0 if the backend cuts this scored request (context and continuation exceed what
         it keeps), 0.0 if not, NaN if that cannot be known.

@@ -107,6 +107,7 @@ class CopyTask(ConfigurableTask):
         self.limits = NOT_BOUND
         self.overflow: dict[int, float] = {}  # doc index -> 1.0, 0.0 or NaN
         self.budgets: set[int] = set()
+        self.prompt_tokens: dict[int, int] = {}  # doc index -> its prompt in the backend's tokens
         self.config.metadata.update({
             Recorded.VERSION: __version__,
             Recorded.DOCS_SHA256: docs_fingerprint(self.test_docs()),
@@ -121,7 +122,7 @@ class CopyTask(ConfigurableTask):
     def bind_model(self, lm) -> None:
         """Learn what the model that will run this task keeps of a prompt (before requests)."""
         self.limits = backend_limits(lm)
-        self.overflow, self.budgets = {}, set()
+        self.overflow, self.budgets, self.prompt_tokens = {}, set(), {}
         self.config.metadata.update({Recorded.MODEL_TYPE: model_type_of(lm), Recorded.POSITIONS: positions_of(lm)})
 
     def metric_names(self) -> list[str]:
@@ -150,8 +151,11 @@ class CopyTask(ConfigurableTask):
         return request
 
     def fit_request(self, request) -> None:
-        """Set a request's budget (generation) and record whether its doc overflows."""
+        """Set a request's budget (generation) and record whether its doc overflows, and its
+        prompt's length in the backend's tokens."""
         doc, ctx = request.doc, request.arguments[0]
+        if (tokens := self.limits.tokens(ctx)) is not None:
+            self.prompt_tokens[doc["index"]] = tokens
         if self.OUTPUT_TYPE == "generate_until":
             generous = max(int(doc["generation_budget"]), self.user_max_gen_toks())
             answers = family_named(doc["family"]).answers(doc)
@@ -190,7 +194,7 @@ class CopyTask(ConfigurableTask):
                     super().build_all_requests(*args, **{**kwargs, "cache_requests": False,
                                                          "rewrite_requests_cache": False})
                 built = {request.doc_id: request_signature(request) for request in built_requests(self)}
-                self.overflow, self.budgets = {}, set()
+                self.overflow, self.budgets, self.prompt_tokens = {}, set(), {}
         with template_errors_explained(self.config.task):
             super().build_all_requests(*args, **kwargs)
         if not self.overflow:  # lm-eval took the requests from its cache: construct_requests did not run
@@ -260,15 +264,16 @@ class CopyTask(ConfigurableTask):
         import torch.distributed
 
         shards: list = [None] * world_size
-        torch.distributed.all_gather_object(shards, (self.overflow, self.budgets))
-        if unscored := ranks_without_scores([overflow for overflow, _ in shards]):
+        torch.distributed.all_gather_object(shards, (self.overflow, self.budgets, self.prompt_tokens))
+        if unscored := ranks_without_scores([overflow for overflow, _, _ in shards]):
             raise UserError(
                 f"{self.config.task}: under {world_size} processes, rank(s) {', '.join(map(str, unscored))} hold "
                 "no doc that fits the context while other ranks do; lm-eval gathers the ranks' metrics under the "
                 "names rank 0 reports, so it would drop scores or fail. Run this task in one process (or fewer), "
                 "or with a larger max_length.")
-        self.overflow = {index: value for overflow, _ in shards for index, value in overflow.items()}
-        self.budgets = set().union(*(budgets for _, budgets in shards))
+        self.overflow = {index: value for overflow, _, _ in shards for index, value in overflow.items()}
+        self.budgets = set().union(*(budgets for _, budgets, _ in shards))
+        self.prompt_tokens = {index: value for _, _, tokens in shards for index, value in tokens.items()}
 
     def record_overflow(self, log_it: bool = True) -> None:
         """Write the overflow count and budgets of the requests built, and warn about them
@@ -281,6 +286,9 @@ class CopyTask(ConfigurableTask):
             Recorded.CONTEXT_TOKENS: self.limits.context,
             Recorded.CONTEXT_SOURCE: self.limits.source,
             Recorded.GENERATION_BUDGETS: sorted(self.budgets) or None,
+            Recorded.PROMPT_TOKENS_MEAN: (sum(self.prompt_tokens.values()) / len(self.prompt_tokens)
+                                          if self.prompt_tokens else None),
+            Recorded.PROMPT_TOKENS_MAX: max(self.prompt_tokens.values(), default=None),
         })
         if not log_it:
             return

@@ -33,6 +33,9 @@ class Recorded:
     OVERFLOW_DOCS = "copy_tasks_overflow_docs"  # docs that did not fit, or "unknown"
     CONTEXT_TOKENS = "copy_tasks_context_tokens"
     CONTEXT_SOURCE = "copy_tasks_context_source"
+    # the prompts sent, in the backend's own tokens (None where it has no tokenizer we can use)
+    PROMPT_TOKENS_MEAN = "copy_tasks_prompt_tokens_mean"
+    PROMPT_TOKENS_MAX = "copy_tasks_prompt_tokens_max"
     GENERATION_BUDGETS = "copy_tasks_generation_budgets"  # the budgets really sent
     PROMPT_FORMAT = "copy_tasks_prompt_format"  # "plain", or "chat" under a chat template
     SYSTEM_INSTRUCTION_SENT = "copy_tasks_system_instruction_sent"  # in every prompt sent, or dropped

@@ -337,8 +337,22 @@ def _rows(path: Path, data: Any) -> tuple[list[LeaderboardRow], list[Problem]]:
         common, samples, task_problems = _task_cells(path, data, model, task, ours[task])
         task_rows, value_problems = _metric_rows(path, task, _mapping(data["results"][task], f"results.{task}"), common)
         rows += task_rows + _position_rows(samples or [], [row.metric for row in task_rows], common)
+        rows += _prompt_token_rows(data, task, common)
         problems += task_problems + value_problems
     return rows, problems
+
+
+PROMPT_TOKEN_METRICS = {Recorded.PROMPT_TOKENS_MEAN: "prompt_tokens_mean",
+                        Recorded.PROMPT_TOKENS_MAX: "prompt_tokens_max"}
+
+
+def _prompt_token_rows(data: dict, task: str, common: dict) -> list[LeaderboardRow]:
+    """Rows `prompt_tokens_mean` and `prompt_tokens_max`: the task's prompts in the backend's own
+    tokens, where the task could count them (recorded since copy-tasks counts them)."""
+    metadata = _mapping(_mapping(_mapping(data.get("configs"), "configs").get(task), f"configs.{task}").get(
+        "metadata"), f"configs.{task}.metadata")
+    return [LeaderboardRow(**common, metric=metric, value=_number(metadata[key]), stderr=None)
+            for key, metric in PROMPT_TOKEN_METRICS.items() if _number(metadata.get(key)) is not None]
 
 
 def _position_rows(samples: list, metrics: list[str], common: dict) -> list[LeaderboardRow]:

@@ -433,6 +433,51 @@ def per_length_markdown(tables: list[ScoreTable]) -> list[str]:
     return parts
 
 
+def prompt_tokens(rows: list[dict], family: str) -> dict[str, dict[int, tuple[float, float | None]]]:
+    """series -> length -> (mean, max) of a family's generation prompts in the backend's own
+    tokens, where the runs recorded them (`prompt_tokens_mean`, `prompt_tokens_max`).
+
+    >>> rows = [{"model": "m", "flags": "", "family": "random_copy", "variant": "generation", "length": "10",
+    ...          "metric": metric, "value": value} for metric, value in (("prompt_tokens_mean", "31.5"),
+    ...                                                                 ("prompt_tokens_max", "40"))]
+    >>> prompt_tokens(rows, "random_copy")
+    {'m': {10: (31.5, 40.0)}}
+    """
+    found: dict[str, dict[int, dict[str, float]]] = defaultdict(lambda: defaultdict(dict))
+    for row in rows:
+        if (row["family"], row["variant"]) == (family, GENERATION) and row["metric"] in ("prompt_tokens_mean",
+                                                                                          "prompt_tokens_max"):
+            value, length = cell_number(row["value"]), cell_length(row["length"])
+            if value is not None and length is not None:
+                found[series(row)][length][row["metric"]] = value
+    return {entry: {length: (values["prompt_tokens_mean"], values.get("prompt_tokens_max"))
+                    for length, values in sorted(lengths.items()) if "prompt_tokens_mean" in values}
+            for entry, lengths in sorted(found.items())}
+
+
+def prompt_tokens_markdown(rows: list[dict]) -> list[str]:
+    """Per family, each model's prompts in its own tokens at each length: `mean (max)`."""
+    parts = []
+    for family in FAMILIES:
+        table = prompt_tokens(rows, family)
+        if not table:
+            continue
+        lengths = sorted({length for values in table.values() for length in values})
+        parts += ["", f"#### {family}: prompt tokens ({FAMILIES[family].unit} -> tokens, mean (max))", "",
+                  "| model | " + " | ".join(map(str, lengths)) + " |", "|---|" + "---:|" * len(lengths)]
+        for entry, values in table.items():
+            cells = [f"{values[length][0]:.0f} ({values[length][1]:.0f})" if length in values
+                     and values[length][1] is not None else f"{values[length][0]:.0f}" if length in values else "-"
+                     for length in lengths]
+            parts.append("| " + " | ".join([markdown_text(entry), *cells]) + " |")
+    if parts:
+        parts = ["", "### Prompt tokens", "",
+                 "Each length in the model's own tokens (generation prompts, as the backend tokenized them): "
+                 "read an effective length in tokens off these rows, to set it against a context or "
+                 "against RULER's and BABILong's token lengths."] + parts
+    return parts
+
+
 def position_table(rows: list[dict], family: str, metric: str = "exact_match") -> dict[str, dict[str, tuple]]:
     """series -> third -> (accuracy pooled over the lengths run, docs, those lengths) of one
     family's generation rows by position (`copy_tasks.report.positions`); empty when none.
@@ -505,6 +550,7 @@ def summary_markdown(rows: list[dict], plot_files: list[str], notes: list[str], 
     for table in tables:
         parts += ["", f"## {table.rule.title}", "", summary_table(table)]
     parts += per_length_markdown(tables)
+    parts += prompt_tokens_markdown(rows)
     parts += position_markdown(rows)
     if plot_files:
         parts += ["", "## Plots", ""]

@@ -200,3 +200,27 @@ def test_max_gen_toks_raises_budgets_never_lowers_them_and_is_recorded_as_sent()
     for task, budgets in sent.items():
         assert results["configs"][task]["metadata"]["copy_tasks_generation_budgets"] == sorted(budgets)
         assert results["results"][task]["exact_match,none"] == 1.0
+
+
+def test_an_hf_run_records_its_prompts_in_the_models_own_tokens_and_the_leaderboard_shows_them(hf_run, tmp_path):
+    """Each task records the mean and the longest of its prompts as the backend tokenized them
+    (lm-eval's `tok_encode`, no special tokens for GPT-NeoX), and the leaderboard's rows carry them."""
+    import json
+
+    from copy_tasks.report.rows import rows_from_file
+
+    lm, results = hf_run
+    for task in PHONE_BOOKS:
+        counts = [len(lm.tok_encode(sample["doc"]["prompt"])) for sample in results["samples"][task]]
+        metadata = results["configs"][task]["metadata"]
+        assert metadata["copy_tasks_prompt_tokens_mean"] == sum(counts) / len(counts)
+        assert metadata["copy_tasks_prompt_tokens_max"] == max(counts)
+    # longer books, longer prompts: 10 entries fit the 300-token context, 30 do not
+    means = [results["configs"][task]["metadata"]["copy_tasks_prompt_tokens_mean"] for task in PHONE_BOOKS]
+    assert means == sorted(means) and means[0] < CONTEXT < means[-1]
+    path = tmp_path / "results_2026-11-01T10-00-00.json"
+    path.write_text(json.dumps({key: value for key, value in results.items() if key != "samples"}, default=str))
+    rows = {(row.task, row.metric): row.value for row in rows_from_file(path)[0]}
+    assert rows[("phonebook_copy_10", "prompt_tokens_mean")] == means[0]
+    assert rows[("phonebook_copy_30", "prompt_tokens_max")] == results["configs"]["phonebook_copy_30"]["metadata"][
+        "copy_tasks_prompt_tokens_max"]

@@ -73,3 +73,14 @@ def test_per_length_tables_hand_worked(tmp_path):
     assert ("#### random_copy (symbols)\n\n| model | flags | 10 | 20 | 50 | mean |\n|---|---|---:|---:|---:|---:|\n"
             "| alpha | - | 1.00 | 1.00 | 0.20 | 0.73 |\n| beta | - | 0.50 | 0.00 | cut | 0.25 (10-20) |") in ours
     assert "sorting a column orders rows within each range of lengths only" in summary
+
+
+def test_the_prompt_tokens_each_length_took_are_tabled(tmp_path):
+    metadata = {"random_copy_10": {"copy_tasks_prompt_tokens_mean": 31.5, "copy_tasks_prompt_tokens_max": 40},
+                "random_copy_20": {"copy_tasks_prompt_tokens_mean": 60.0, "copy_tasks_prompt_tokens_max": 61}}
+    write_results(tmp_path / "in", "m", {task: {"exact_match": 1.0} for task in metadata}, task_metadata=metadata)
+    build_leaderboard([tmp_path / "in"], tmp_path / "out")
+    summary = (tmp_path / "out" / "summary.md").read_text()
+    # 31.5 is shown rounded half to even: 32
+    assert "#### random_copy: prompt tokens (symbols -> tokens, mean (max))\n\n| model | 10 | 20 |\n|---|---:|---:|\n" \
+           "| m | 32 (40) | 60 (61) |" in summary
