@@ -210,9 +210,10 @@ def prepare_out(out: Path) -> None:
                          "write to") from None
 
 
-def run_suite(preset_name: str, out: Path, labels: tuple[str, ...] | None = None) -> None:
+def run_suite(preset_name: str, out: Path, labels: tuple[str, ...] | None = None, verbose: bool = False) -> None:
     """Run every model of the preset into `out/results/<label>/`, then build the leaderboard in
-    `out`."""
+    `out`. Each run's lm-eval output goes to `out/logs/<label>.log` (with `verbose`, to the
+    terminal too: it is lm-eval's progress and tables); the terminal gets the steps and a summary."""
     from copy_tasks.common.files import cache_root
     from copy_tasks.experiments.real_models import MODELS, prepare
     from copy_tasks.report.build import build_leaderboard
@@ -222,17 +223,22 @@ def run_suite(preset_name: str, out: Path, labels: tuple[str, ...] | None = None
     models_dir = cache_root() / "by_name"
     results_dir = out / "results"
     prepare_out(out)
+    began = time.monotonic()
     for step, run in enumerate(runs, start=1):
         started = time.monotonic()
         print(f"[{step}/{len(runs)}] {run.label}: {len(run.tasks)} tasks, "
               f"{run.docs or 'default'} docs per task", file=sys.stderr, flush=True)
         if run.model in MODELS:
             link_models(models_dir, {run.model: prepare(run.model)})
-        launch(run.lm_eval_run(results_dir), cwd=models_dir if run.model in MODELS else results_dir)
-        print(f"[{step}/{len(runs)}] {run.label}: done in {time.monotonic() - started:.0f} s",
-              file=sys.stderr, flush=True)
-    build_leaderboard([results_dir], out)
-    print(f"copy-tasks: leaderboard written to {out}", file=sys.stderr)
+        log = None if verbose else out / "logs" / f"{run.label}.log"
+        launch(run.lm_eval_run(results_dir), cwd=models_dir if run.model in MODELS else results_dir, log=log)
+        print(f"[{step}/{len(runs)}] {run.label}: done in {time.monotonic() - started:.0f} s"
+              + ("" if log is None else f" (lm-eval's output: {log.relative_to(out)})"), file=sys.stderr, flush=True)
+    report = build_leaderboard([results_dir], out)
+    problems = f"; {len(report.problems)} results files named in the summary's notes" if report.problems else ""
+    print(f"copy-tasks: {len(runs)} run{'s' * (len(runs) != 1)} in {time.monotonic() - began:.0f} s{problems}; "
+          f"leaderboard written to {out}: read summary.md or index.html"
+          + ("" if verbose else f"; lm-eval's output is in {out / 'logs'}"), file=sys.stderr)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -247,6 +253,9 @@ def main(argv: list[str] | None = None) -> None:
                         help="comma-separated subset of the preset's runs, by label (a model, or "
                         "<model>-chat for its chat-template runs)")
     parser.add_argument("--out", type=Path, required=True, help="the leaderboard folder to write")
+    parser.add_argument("--verbose", action="store_true",
+                        help="show lm-eval's own output (progress bars, tables) as it runs; it is always kept "
+                             "in OUT/logs/ otherwise")
     args = parser.parse_args(argv)
     labels = None
     if args.models:
@@ -256,4 +265,4 @@ def main(argv: list[str] | None = None) -> None:
             parser.error(f"--models: unknown {', '.join(unknown)}; the preset {args.preset} runs "
                          f"{', '.join(run_labels(args.preset))}")
     with one_line_errors("copy-tasks suite", {SuiteError: 2, ModelError: 1, LmEvalFailed: 1}):
-        run_suite(args.preset, args.out, labels)
+        run_suite(args.preset, args.out, labels, verbose=args.verbose)

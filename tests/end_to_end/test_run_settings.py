@@ -14,6 +14,7 @@ from lm_eval.caching import cache
 import copy_tasks
 from copy_tasks.probes.families import FAMILIES
 from copy_tasks.probes.options import UserError
+from copy_tasks.report.positions import third_of
 
 pytestmark = pytest.mark.slow  # every test here runs lm-eval or copy-tasks end to end
 
@@ -66,10 +67,14 @@ def test_an_output_path_naming_a_file_is_found_as_lm_eval_wrote_it(sampled_run):
     folder, _, built = sampled_run
     (written,) = (folder / "asfile").glob("myres_*.json")  # lm-eval's name for --output_path .../myres.json
     assert built.returncode == 0, built.stderr
-    assert "8 rows added" in built.stderr  # 2 tasks x 4 metrics
+    # 2 tasks x 4 metrics, and the phone book's two verdicts in each third of the book its 2 docs sit in
+    (samples,) = (folder / "asfile").glob("samples_phonebook_copy_10_*.jsonl")
+    thirds = {third_of(json.loads(line)["doc"]["query_depth"]) for line in samples.read_text().splitlines()}
+    added = f"{8 + 2 * len(thirds)} rows added"
+    assert added in built.stderr
     again = run_command(["copy-tasks", "leaderboard", str(folder / "asfile" / "myres.json"),
                          "--out", str(folder / "again")], cwd=folder)
-    assert again.returncode == 0 and "8 rows added" in again.stderr, again.stderr
+    assert again.returncode == 0 and added in again.stderr, again.stderr
     assert {row["source_file"] for row in csv.DictReader((folder / "board" / "leaderboard.csv").open())} == {
         written.name}
 

@@ -17,6 +17,10 @@ def test_suite_of_the_reference_models_writes_the_leaderboard(tmp_path):
     assert result.returncode == 0, result.stderr[-3000:]
     assert "[1/2] ngram_copier: 76 tasks, 20 docs per task" in result.stderr
     assert "[2/2] bounded_state: done in" in result.stderr
+    # quiet: the steps and a summary on the terminal, lm-eval's own output (its tables) in the logs
+    assert "|Version|" not in result.stderr + result.stdout and len(result.stderr.splitlines()) <= 10
+    assert "copy-tasks: 2 runs in" in result.stderr and "lm-eval's output is in" in result.stderr
+    assert "|Version|" in (tmp_path / "out" / "logs" / "ngram_copier.log").read_text()  # lm-eval's table
     with (tmp_path / "out" / "leaderboard.csv").open(newline="") as handle:
         rows = list(csv.DictReader(handle))
     copier = [row for row in rows if row["model"] == "ngram_copier" and row["metric"] == "exact_match"]
