@@ -151,8 +151,18 @@ def _table(tables: list[ScoreTable]) -> str:
             cells.append(_score_cells(row.scores[family] if row else None, starts[column]))
         body.append(f'<tr data-entry="{text(entry)}" data-index="{index}">{"".join(cells)}</tr>')
     head = "".join(f"<tr>{''.join(cells)}</tr>" for cells in (first, second, third))
-    return (f'<div class="scroll"><table id="leaderboard"><thead>{head}</thead>\n<tbody>\n'
-            + "\n".join(body) + "\n</tbody></table></div>")
+    columns_of = '<col span="3">' + "".join(f'<col span="2" class="rule-{_slug(table.rule)}">' for _, table in columns)
+    return (_rule_choice(tables) + f'<div class="scroll"><table id="leaderboard"><colgroup>{columns_of}</colgroup>'
+            f"<thead>{head}</thead>\n<tbody>\n" + "\n".join(body) + "\n</tbody></table></div></div>")
+
+
+def _rule_choice(tables: list[ScoreTable]) -> str:
+    """The radio buttons that choose which rule's columns the table shows (the first rule, or all):
+    the other rules' columns collapse (`page_assets.STYLE`), so that the table fits a window."""
+    choices = [(_slug(table.rule), table.rule.label) for table in tables] + [("all", "all rules")]
+    buttons = "".join(f'<input type="radio" name="rule" id="show-{slug}"{" checked" if index == 0 else ""}>'
+                      f'<label for="show-{slug}">{text(label)}</label>' for index, (slug, label) in enumerate(choices))
+    return f'<div class="rules"><span class="choose">Show:</span> {buttons}\n'
 
 
 def _code(title: str) -> str:

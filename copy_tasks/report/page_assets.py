@@ -12,8 +12,9 @@ cell's `data-range`): a numeric sort groups rows by range, widest first, sorts w
 group, and marks where a group starts (a rule above the row, class `new-range`). The header
 sorted by says so in its `aria-sort`. For the browser test,
 `index.html#test-click=ID,ID` clicks the buttons of those headers in turn once the page has
-loaded, then writes the rows' order (`data-entry`), the headers' `aria-sort` and the rows that
-start a range (`new_range`) as JSON into
+loaded, then writes the rows' order (`data-entry`), the headers' `aria-sort`, the rows that
+start a range (`new_range`), the sorted column's ranges (`ranges`) and the table's and the
+window's widths as JSON into
 `<pre id="test-result">`.
 """
 
@@ -106,13 +107,20 @@ SORT_SCRIPT = """
     asked[1].split(",").forEach(function (id) {
       document.getElementById(decodeURIComponent(id)).querySelector("button").click();
     });
-    var sorted = {};
+    var sorted = {}, ranges = [];
     headers.forEach(function (header) {
-      if (header.hasAttribute("aria-sort")) { sorted[header.id] = header.getAttribute("aria-sort"); }
+      if (header.hasAttribute("aria-sort")) {
+        sorted[header.id] = header.getAttribute("aria-sort");
+        var column = Number(header.getAttribute("data-column"));
+        ranges = Array.prototype.map.call(body.rows, function (row) { return range(row, column); });
+      }
     });
     document.getElementById("test-result").textContent = JSON.stringify({
       order: Array.prototype.map.call(body.rows, function (row) { return row.getAttribute("data-entry"); }),
       sorted: sorted,
+      ranges: ranges,
+      table_width: Math.round(table.getBoundingClientRect().width),
+      window_width: window.innerWidth,
       new_range: Array.prototype.filter.call(body.rows, function (row) { return row.classList.contains("new-range"); })
         .map(function (row) { return row.getAttribute("data-entry"); })
     });
@@ -137,6 +145,15 @@ th.generation-exact_match { background: #e2f0e2; }
 th.teacher_forced-exact_match { background: #ece3f3; }
 th button { font: inherit; font-weight: 600; border: 0; background: none; padding: 0; cursor: pointer; }
 tr.new-range td { border-top: 3px double #888; }
+.rules > label { margin-right: 1em; cursor: pointer; }
+.rules > .choose { font-weight: 600; }
+thead th.family { overflow-wrap: anywhere; }
+#show-generation-authors_exact_match:checked ~ .scroll col.rule-generation-exact_match,
+#show-generation-authors_exact_match:checked ~ .scroll col.rule-teacher_forced-exact_match,
+#show-generation-exact_match:checked ~ .scroll col.rule-generation-authors_exact_match,
+#show-generation-exact_match:checked ~ .scroll col.rule-teacher_forced-exact_match,
+#show-teacher_forced-exact_match:checked ~ .scroll col.rule-generation-authors_exact_match,
+#show-teacher_forced-exact_match:checked ~ .scroll col.rule-generation-exact_match { visibility: collapse; }
 th[aria-sort="ascending"] button::after { content: " \\25B2"; }
 th[aria-sort="descending"] button::after { content: " \\25BC"; }
 td.number { text-align: right; white-space: nowrap; }

@@ -241,11 +241,13 @@ def console_messages(result: subprocess.CompletedProcess) -> list[str]:
 
 def clicked(out: Path, profile: Path, *headers: str) -> dict:
     """What the page reports after its headers were clicked in turn: rows' order, `aria-sort`."""
-    result = chromium(out, profile, "--dump-dom", fragment="#test-click=" + ",".join(headers))
+    result = chromium(out, profile, "--dump-dom", "--window-size=1400,900", fragment="#test-click=" + ",".join(headers))
     assert result.returncode == 0, result.stderr[-2000:]
     page = Page(result.stdout)
     assert console_messages(result) == [] and "data-page-errors" not in page.root
-    return json.loads(page.by_id["test-result"])
+    found = json.loads(page.by_id["test-result"])
+    assert found.pop("window_width") == 1400 and found.pop("table_width") <= 1400  # the main table fits
+    return found
 
 
 @pytest.mark.slow
@@ -258,16 +260,17 @@ def test_clicking_a_header_sorts_the_rows_in_chromium(built, tmp_path):
     # random_copy: last, in the table's first order
     profile = tmp_path / "profile"
     once = clicked(built, profile, OURS)
+    ranges = ["10-50", "10-50", "10-20", "10-10", "", ""]
     assert once == {"order": ["beta", "alpha", "delta", chat, hostile, "gamma"], "sorted": {OURS: "descending"},
-                    "new_range": ["delta", chat]}
+                    "new_range": ["delta", chat], "ranges": ranges}
     twice = clicked(built, profile, OURS, OURS)
     assert twice == {"order": ["alpha", "beta", "delta", chat, hostile, "gamma"], "sorted": {OURS: "ascending"},
-                     "new_range": ["delta", chat]}
+                     "new_range": ["delta", chat], "ranges": ranges}
     # a text column: A to Z, then Z to A; the two alpha rows tie and keep their order; the
     # column sorted by before no longer says so
     names = clicked(built, profile, OURS, "col-model", "col-model")
     assert names == {"order": ["gamma", "delta", "beta", "alpha", chat, hostile], "sorted": {"col-model": "descending"},
-                     "new_range": []}
+                     "new_range": [], "ranges": [""] * 6}
 
     screenshot = tmp_path / "page.png"
     result = chromium(built, profile, f"--screenshot={screenshot}", "--window-size=1200,800")
@@ -292,3 +295,21 @@ def test_the_per_length_tables_are_on_the_page_for_every_family_worked_by_hand(b
     assert rows[("alpha", "-")] == ["1.00", "1.00", "0.20", "0.73"]
     assert rows[("alpha", "chat_template")] == ["1.00", "-", "-", "1.00 (10-10)"]
     assert rows[("delta", "-")] == ["0.20", "0.00", "-", "0.10 (10-20)"]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(CHROMIUM is None, reason="headless Chromium is not installed (apt-get install -y chromium)")
+def test_the_published_page_in_chromium_fits_1400_px_and_never_interleaves_ranges(tmp_path):
+    """The published page: a per-length table for every family, the main table within a 1,400 px
+    window (clicked() checks it), no console error, and a sort by every effective-length column
+    that keeps each range of lengths in one block (read from the cells' ranges)."""
+    published = Path(__file__).resolve().parents[2] / "leaderboard"
+    page = page_of(published)
+    families = sorted(set(re.findall(r'id="col-([a-z0-9_]+?)-(?:generation|teacher_forced)-', page)))
+    per_length = page.split('<h2 id="per-length">')[1]
+    assert families and all(f"<h4>{family} (" in per_length for family in families)
+    headers = sorted(set(re.findall(r'id="(col-[a-z0-9_]+-(?:generation|teacher_forced)-[a-z_]+-effective)"', page)))
+    for header in headers:
+        ranges = [value for value in clicked(published, tmp_path / "profile", header)["ranges"] if value]
+        blocks = [value for index, value in enumerate(ranges) if index == 0 or ranges[index - 1] != value]
+        assert len(blocks) == len(set(blocks)), (header, ranges)  # each range one block: never interleaved
