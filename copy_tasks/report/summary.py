@@ -276,8 +276,8 @@ class ScoreTable:
     rule: Rule
     families: list[str]
     rows: list[TableRow]
-    # family -> series -> length -> its value, or `CUT` where some doc overflowed: every length
-    # run (the rows' scores are over the lengths every row ran)
+    # family -> series -> length -> its value, or `CUT` where some doc overflowed (the
+    # per-length tables)
     every_length: dict[str, dict[str, dict[int, float | str]]] = field(default_factory=dict)
 
 
@@ -353,7 +353,6 @@ class LengthTable:
     """One family under one rule, length by length: the lengths any row ran (columns) and each
     row's value per length (absent: not run; `CUT`: some doc overflowed there)."""
 
-    rule: Rule
     family: str
     lengths: tuple[int, ...]
     rows: tuple[tuple[TableRow, dict[int, float | str]], ...]
@@ -362,7 +361,7 @@ class LengthTable:
         """A row's mean over the lengths it was scored at (as RULER averages over lengths), and
         those lengths when they are not all of the table's; None when none was scored.
 
-        >>> table = LengthTable(TABLES[0], "random_copy", (10, 20, 50), ())
+        >>> table = LengthTable("random_copy", (10, 20, 50), ())
         >>> table.mean({10: 1.0, 20: 0.5, 50: 0.0}), table.mean({10: 1.0, 20: 0.5, 50: CUT})
         ((0.5, ''), (0.75, '10-20'))
         """
@@ -380,7 +379,7 @@ def length_tables(table: ScoreTable) -> list[LengthTable]:
         values = table.every_length[family]
         per_row = tuple((row, values[row.entry]) for row in table.rows if row.entry in values)
         lengths = tuple(sorted({length for _, values in per_row for length in values}))
-        found.append(LengthTable(table.rule, family, lengths, per_row))
+        found.append(LengthTable(family, lengths, per_row))
     return found
 
 
@@ -455,6 +454,18 @@ def prompt_tokens(rows: list[dict], family: str) -> dict[str, dict[int, tuple[fl
             for entry, lengths in sorted(found.items())}
 
 
+def token_cell(tokens: tuple[float, float | None] | None) -> str:
+    """`mean (max)` of a length's prompt tokens, `-` where not recorded.
+
+    >>> token_cell((31.5, 40.0)), token_cell((31.5, None)), token_cell(None)
+    ('32 (40)', '32', '-')
+    """
+    if tokens is None:
+        return "-"
+    mean, longest = tokens
+    return f"{mean:.0f}" + ("" if longest is None else f" ({longest:.0f})")
+
+
 def prompt_tokens_markdown(rows: list[dict]) -> list[str]:
     """Per family, each model's prompts in its own tokens at each length: `mean (max)`."""
     parts = []
@@ -466,9 +477,7 @@ def prompt_tokens_markdown(rows: list[dict]) -> list[str]:
         parts += ["", f"#### {family}: prompt tokens ({FAMILIES[family].unit} -> tokens, mean (max))", "",
                   "| model | " + " | ".join(map(str, lengths)) + " |", "|---|" + "---:|" * len(lengths)]
         for entry, values in table.items():
-            cells = [f"{values[length][0]:.0f} ({values[length][1]:.0f})" if length in values
-                     and values[length][1] is not None else f"{values[length][0]:.0f}" if length in values else "-"
-                     for length in lengths]
+            cells = [token_cell(values.get(length)) for length in lengths]
             parts.append("| " + " | ".join([markdown_text(entry), *cells]) + " |")
     if parts:
         parts = ["", "### Prompt tokens", "",
