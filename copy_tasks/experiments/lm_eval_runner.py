@@ -71,6 +71,8 @@ def launch(run: LmEvalRun, cwd: Path, log: Path | None = None) -> None:
     last line: the child's traceback stays in the log)."""
     environment = {**os.environ, "TOKENIZERS_PARALLELISM": "false"}
     if log is not None:
+        if log.is_symlink():  # the log is ours to write: never through a link to someone else's file
+            raise LmEvalFailed(f"{log} is a symbolic link: not written through; remove it and run again")
         log.parent.mkdir(parents=True, exist_ok=True)
     with contextlib.nullcontext() if log is None else log.open("w") as output:
         result = subprocess.run(run.command(), cwd=cwd, env=environment, stdout=output,
