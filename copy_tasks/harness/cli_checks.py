@@ -4,10 +4,10 @@ lm-eval builds tasks only after loading the model, so an option error raised by 
 hook would surface minutes later as a traceback from deep inside lm-eval. Every command-line
 run (`lm_eval`, `python -m lm_eval`, `copy-tasks run`, with or without `--config`) passes
 through `check_or_exit` first (see `copy_tasks.harness.registration`): it checks our keys in
-(`copy_tasks.probes.run_checks`)
-the merged `--model_args` and `--metadata`, and reads the data sources of the families the run
+the merged `--model_args` and `--metadata` and reads the data sources of the families the run
 asks for (C4 or local text, SQuAD), including that a text source has passages long enough for
-the requested lengths, and refuses `--batch_size auto` on the Transformers backends (below). A
+the requested lengths (`copy_tasks.probes.run_checks`), warns of `--metadata` keys no task of
+the run reads, and refuses `--batch_size auto` on the Transformers backends (below). A
 `UserError` becomes one line on stderr and exit status 2.
 """
 
