@@ -31,9 +31,18 @@ def third_of(depth: float) -> str:
 
 
 def _number(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+    """A finite number as a float, else None (text, a boolean, NaN, or an integer too large to be one).
+
+    >>> _number(0.5), _number("0.5"), _number(True), _number(float("nan")), _number(10**400)
+    (0.5, None, None, None, None)
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
-    return float(value)
+    try:
+        number = float(value)
+    except OverflowError:  # a samples file can hold any JSON integer
+        return None
+    return number if math.isfinite(number) else None
 
 
 def position_metrics(samples: Iterable[Mapping[str, Any]], metric: str) -> dict[str, tuple[float, float, int]]:

@@ -43,7 +43,8 @@ def test_each_thirds_mean_stderr_and_docs_by_hand():
     assert found == {"beginning": (0.5, 0.5, 2), "middle": (1.0, 0.0, 2), "end": (0.0, 0.0, 2)}
 
 
-@pytest.mark.parametrize("damage", [{"query_depth": None}, {"query_depth": 1.5}, {"query_depth": "0.5"}, {}])
+@pytest.mark.parametrize("damage", [{"query_depth": None}, {"query_depth": 1.5}, {"query_depth": "0.5"}, {},
+                                    {"query_depth": 10**400}])  # a JSON integer no float holds
 def test_docs_without_a_depth_in_0_to_1_are_left_out(damage):
     samples = [{"doc": damage, "exact_match": 1.0}, {"doc": {"query_depth": 0.9}, "exact_match": 1.0},
                {"doc": {"query_depth": 0.1}, "exact_match": math.nan}, "not a sample"]
