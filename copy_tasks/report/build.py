@@ -1,6 +1,7 @@
 """`copy-tasks leaderboard RESULTS... --out DIR`: lm-eval results in; CSV, plots, summary out.
 
     copy-tasks leaderboard results/ more/results_2026-11-29T10-00-00.json --out leaderboard/
+    copy-tasks leaderboard out/ --out leaderboard/ --name 'gemma-3-270m=Gemma 3 270M'
 
 writes `DIR/leaderboard.csv` (merged with the one already there), `DIR/plots/*.png`,
 `DIR/summary.md` (ending with any Markdown files in `DIR/sections/`, in name order: sections
@@ -19,6 +20,7 @@ import argparse
 import re
 import sys
 import tempfile
+from collections.abc import Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +29,7 @@ from filelock import FileLock
 
 from copy_tasks.common.files import write_all_atomically
 from copy_tasks.probes.options import one_line_errors
+from copy_tasks.report.display_names import NameRule, name_rule
 from copy_tasks.report.html_page import PAGE_NAME, page_html, result_links
 from copy_tasks.report.plots import all_plots
 from copy_tasks.report.results import Problem, find_result_files
@@ -38,6 +41,7 @@ from copy_tasks.report.table import (
     format_rows,
     merge,
     read_csv,
+    with_names,
     remove_stale_temporaries,
 )
 
@@ -123,9 +127,11 @@ class Report:
         return [problem for problem in self.problems if problem.skipped]
 
 
-def build_leaderboard(inputs: list[Path], out: Path, replace: bool = False) -> Report:
-    """Read the results under `inputs`, merge their rows into `out/leaderboard.csv`, and write
-    the plots, `summary.md` and `index.html` from the merged rows."""
+def build_leaderboard(inputs: list[Path], out: Path, replace: bool = False,
+                      names: Sequence[NameRule] = ()) -> Report:
+    """Read the results under `inputs`, merge their rows into `out/leaderboard.csv`, name each
+    model (`names`: `--name` rules; `copy_tasks.report.display_names`), and write the plots, `summary.md`
+    and `index.html` from the merged rows."""
     report = Report()
     files, report.problems = find_result_files(inputs)
     if not files:
@@ -141,6 +147,8 @@ def build_leaderboard(inputs: list[Path], out: Path, replace: bool = False) -> R
         existing = read_csv(out / CSV_NAME)
         sections = read_sections(out)
         merged, report.notes = merge(existing, format_rows(new_rows), replace=replace)
+        merged, naming = with_names(merged, existing, list(names))
+        report.notes += naming
         shown, run_notes = latest_runs(merged)
         report.notes += run_notes
         plots = all_plots(shown)
@@ -157,6 +165,13 @@ def build_leaderboard(inputs: list[Path], out: Path, replace: bool = False) -> R
     return report
 
 
+def _name_argument(text: str) -> NameRule:
+    try:
+        return name_rule(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="copy-tasks leaderboard", description=__doc__.split("\n\n")[0])
     parser.add_argument("results", nargs="+", type=Path, help="lm-eval results files, or folders holding them")
@@ -164,9 +179,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--replace", action="store_true",
                         help="new runs replace earlier runs of the same model and task in the CSV "
                         "(by default every run stays and the summary shows the latest)")
+    parser.add_argument("--name", action="append", default=[], type=_name_argument, metavar="PATTERN=LABEL",
+                        help="show models whose id or folder name matches PATTERN (shell-style: *, ?) as LABEL; "
+                        "repeatable, the first match wins, and the name holds in later builds")
     args = parser.parse_args(argv)
     with one_line_errors("copy-tasks leaderboard", {LeaderboardFileError: 2, NoResults: 1}):
-        report = build_leaderboard(args.results, args.out, replace=args.replace)
+        report = build_leaderboard(args.results, args.out, replace=args.replace, names=args.name)
     for problem in report.problems:
         print(f"copy-tasks leaderboard: {problem}", file=sys.stderr)
     for note in report.notes:

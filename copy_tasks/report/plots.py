@@ -46,7 +46,7 @@ def model_styles(rows: list[dict]) -> dict[str, Style]:
     """One colour and marker per model in its setting (`summary.series`), the same in every plot
     of the leaderboard: assigned in the order of the names, over all the rows.
 
-    >>> styles = model_styles([{"model": "b", "flags": ""}, {"model": "a", "flags": ""}])
+    >>> styles = model_styles([{"name": "b", "flags": ""}, {"name": "a", "flags": ""}])
     >>> styles["a"], styles["b"]
     (Style(colour='#1f77b4', marker='o'), Style(colour='#ff7f0e', marker='s'))
     """

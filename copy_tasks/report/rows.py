@@ -20,6 +20,7 @@ from copy_tasks.models import REFERENCE_MODELS
 from copy_tasks.probes.decoding import non_greedy
 from copy_tasks.probes.families import FAMILIES, parse_task_name
 from copy_tasks.probes.options import SEED, Recorded
+from copy_tasks.report.display_names import default_name
 from copy_tasks.report.positions import position_metrics
 from copy_tasks.report.results import Problem, UnreadableResults, read_results, read_samples, run_stamp, samples_file
 
@@ -48,6 +49,9 @@ class LeaderboardRow:
 
     run: str = column("`<model>@<date of the lm-eval run>`: two runs of one model are two sets of rows")
     model: str = column("the model: its `pretrained=` name, or an analytic model with its args")
+    name: str = column("the name the summary, page and plots show: a local path's last folder, a hub id as it is, "
+                       "or the label of `copy-tasks leaderboard --name PATTERN=LABEL`; one per model, kept by "
+                       "later builds")
     model_revision: Cell = column("hub sha or revision, as lm-eval records them")
     model_source: Cell = column("the PyPI source of a model `copy-tasks model` prepared")
     backend: str = column("the lm-eval backend (`hf`, `hf_fast`, `vllm`, `ngram_copier`, ...)")
@@ -86,7 +90,9 @@ class LeaderboardRow:
         return asdict(self)
 
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
+# Schema 1 had no `name`: a build reads such a CSV and writes it back as schema 2.
+UPGRADABLE_SCHEMAS = {"1": tuple(entry.name for entry in fields(LeaderboardRow) if entry.name != "name")}
 COLUMNS = ("schema_version", *(entry.name for entry in fields(LeaderboardRow)))
 NUMERIC_COLUMNS = frozenset(entry.name for entry in fields(LeaderboardRow) if entry.metadata["numeric"])
 
@@ -98,7 +104,8 @@ def column_table() -> str:
     | `run` | `<model>@<date of the lm-eval run>`: two runs of one model are two sets of rows |
     """
     lines = ["| column | holds |", "|---|---|",
-             f"| `schema_version` | the CSV's schema, `{SCHEMA_VERSION}`; a build refuses a CSV of another |"]
+             f"| `schema_version` | the CSV's schema, `{SCHEMA_VERSION}`; a build upgrades a CSV of schema 1 (which "
+             "had no `name`) and refuses any other |"]
     for entry in fields(LeaderboardRow):
         meaning = entry.metadata["meaning"].replace("|", "\\|")  # a `|` would end the Markdown cell
         lines.append(f"| `{entry.name}` | {meaning} |")
@@ -390,7 +397,7 @@ def _task_cells(path: Path, data: dict, model: str, task: str,
     date = _run_date(data, path)
     overflow = metadata.get(Recorded.OVERFLOW_DOCS)
     return {
-        "run": f"{model}@{date}", "model": model,
+        "run": f"{model}@{date}", "model": model, "name": default_name(model),
         "model_revision": _scalar(config.get("model_sha") or config.get("model_revision")),
         "model_source": _scalar(metadata.get(Recorded.MODEL_SOURCE)), "backend": backend,
         "dtype": str(config.get("model_dtype") or ""), "parameters": _count(config.get("model_num_parameters")) or "",

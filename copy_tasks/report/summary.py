@@ -83,11 +83,11 @@ def series(row: dict) -> str:
     """The name of a row's line in the plots and row in the tables: the model, and its run's
     setting in brackets when it has one.
 
-    >>> series({"model": "smollm2", "flags": "chat_template;max_gen_toks_sent=50"})
-    'smollm2 [chat_template]'
+    >>> series({"name": "SmolLM2", "flags": "chat_template;max_gen_toks_sent=50"})
+    'SmolLM2 [chat_template]'
     """
     setting = split_flags(as_written(row["flags"]))[0]
-    model = as_written(row["model"])
+    model = as_written(row["name"])
     return f"{model} [{setting}]" if setting else model
 
 
@@ -293,7 +293,7 @@ def score_table(rows: list[dict], rule: Rule) -> ScoreTable | None:
     cut = {name: overflowed(rows, name, variant) for name in families}
     flags = {name: task_flags(rows, name, variant) for name in families}
     entries = sorted({entry for name in families for entry in (*by_family[name], *cut[name])})
-    about = {series(row): (as_written(row["model"]), row["architecture"], split_flags(as_written(row["flags"]))[0])
+    about = {series(row): (as_written(row["name"]), row["architecture"], split_flags(as_written(row["flags"]))[0])
              for row in rows}
     table_rows = []
     for entry in entries:
@@ -436,7 +436,7 @@ def prompt_tokens(rows: list[dict], family: str) -> dict[str, dict[int, tuple[fl
     """series -> length -> (mean, max) of a family's generation prompts in the backend's own
     tokens, where the runs recorded them (`prompt_tokens_mean`, `prompt_tokens_max`).
 
-    >>> rows = [{"model": "m", "flags": "", "family": "random_copy", "variant": "generation", "length": "10",
+    >>> rows = [{"name": "m", "flags": "", "family": "random_copy", "variant": "generation", "length": "10",
     ...          "metric": metric, "value": value} for metric, value in (("prompt_tokens_mean", "31.5"),
     ...                                                                 ("prompt_tokens_max", "40"))]
     >>> prompt_tokens(rows, "random_copy")
@@ -491,7 +491,7 @@ def position_table(rows: list[dict], family: str, metric: str = "exact_match") -
     """series -> third -> (accuracy pooled over the lengths run, docs, those lengths) of one
     family's generation rows by position (`copy_tasks.report.positions`); empty when none.
 
-    >>> rows = [{"model": "m", "flags": "", "family": "phonebook_copy", "variant": "generation",
+    >>> rows = [{"name": "m", "flags": "", "family": "phonebook_copy", "variant": "generation",
     ...          "metric": "exact_match_end", "value": value, "n": n, "length": length}
     ...         for value, n, length in (("1.0", "2", "10"), ("0.25", "4", "20"))]
     >>> position_table(rows, "phonebook_copy")

@@ -25,7 +25,8 @@ import io
 from pathlib import Path
 
 from copy_tasks.common.files import TEMPORARY_SUFFIX
-from copy_tasks.report.rows import COLUMNS, NUMERIC_COLUMNS, SCHEMA_VERSION, LeaderboardRow
+from copy_tasks.report.display_names import NameRule, default_name, names_of_models, naming_notes
+from copy_tasks.report.rows import COLUMNS, NUMERIC_COLUMNS, SCHEMA_VERSION, UPGRADABLE_SCHEMAS, LeaderboardRow
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 KEY = ("run", "task", "metric")
@@ -99,7 +100,10 @@ def read_csv(path: Path) -> list[dict]:
             if (reader.fieldnames or [""])[0].startswith("\ufeff"):
                 raise LeaderboardFileError(f"{path}: starts with a byte-order mark (a spreadsheet's \"UTF-8 with "
                                            f"BOM\"); {keep}: save it as plain UTF-8")
-            if tuple(reader.fieldnames or ()) != COLUMNS:
+            columns = tuple(reader.fieldnames or ())
+            upgrading = next((version for version, old in UPGRADABLE_SCHEMAS.items()
+                              if columns == ("schema_version", *old)), None)
+            if columns != COLUMNS and upgrading is None:
                 raise LeaderboardFileError(
                     f"{path}: its columns are not those of leaderboard schema {SCHEMA_VERSION}; {keep}")
             rows = list(reader)
@@ -119,17 +123,45 @@ def read_csv(path: Path) -> list[dict]:
             raise LeaderboardFileError(f"{path}, lines {first} and {line}: the same {' / '.join(KEY)} "
                                        f"({' / '.join(row_key(row))}) twice; {keep}")
     versions = {row["schema_version"] for row in rows}
-    if versions - {SCHEMA_VERSION}:
+    if versions - {upgrading or SCHEMA_VERSION}:
         raise LeaderboardFileError(
             f"{path}: schema version {', '.join(sorted(versions))}, this copy-tasks writes "
             f"{SCHEMA_VERSION}; it was left as it is: write to another --out folder"
         )
-    return rows
+    return rows if upgrading is None else [upgraded(row) for row in rows]
+
+
+def upgraded(row: dict) -> dict:
+    """A row of an older schema as a row of this one (schema 1 had no `name`: the default).
+
+    >>> row = upgraded({**{c: "" for c in UPGRADABLE_SCHEMAS["1"]}, "schema_version": "1", "model": "/m/gemma"})
+    >>> row["schema_version"], row["name"], list(row)[:4]
+    ('2', 'gemma', ['schema_version', 'run', 'model', 'name'])
+    """
+    cells = {**row, "schema_version": SCHEMA_VERSION}
+    cells.setdefault("name", spreadsheet_safe(default_name(as_written(row["model"]))))
+    return {column: cells.get(column, "") for column in COLUMNS}
+
+
+def with_names(rows: list[dict], earlier: list[dict], rules: list[NameRule]) -> tuple[list[dict], list[str]]:
+    """The rows with every row of a model under its one name (`display_names.names_of_models`: a
+    `--name` rule, else the name `earlier` rows of the CSV carry, else the default), and notes.
+
+    >>> rows, notes = with_names([{"model": "/a/b/gemma", "name": "gemma"}], [], [])
+    >>> rows[0]["name"], notes
+    ('gemma', [])
+    """
+    recorded: dict[str, list[str]] = {}
+    for row in earlier:
+        recorded.setdefault(as_written(row["model"]), []).append(as_written(row["name"]))
+    names = names_of_models({as_written(row["model"]) for row in rows}, recorded, rules)
+    named = [{**row, "name": spreadsheet_safe(names[as_written(row["model"])])} for row in rows]
+    return named, naming_notes(names, rules)
 
 
 def same_row(first: dict, second: dict) -> bool:
-    """Whether two rows say the same, wherever they were read from."""
-    return all(first[column] == second[column] for column in COLUMNS if column != "source_file")
+    """Whether two rows say the same, wherever they were read from and whatever they are named."""
+    return all(first[column] == second[column] for column in COLUMNS if column not in ("source_file", "name"))
 
 
 def _conflict(what: str, conflicts: list[tuple[tuple[str, ...], dict, dict]], in_csv: bool) -> MergeConflict:
