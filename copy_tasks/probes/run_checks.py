@@ -11,12 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from copy_tasks.probes.families import FAMILIES, parse_task_name, user_options
+from copy_tasks.probes.families import FAMILIES, UMBRELLA_GROUPS, parse_task_name, user_options
 from copy_tasks.probes.family import Family
 from copy_tasks.probes.options import PREFIX, SourceOption, parse_present
-
-UMBRELLA_GROUPS = {"copy_tasks": lambda family: True, "copy_tasks_offline": lambda family: not family.needs_download}
-
 
 def requested(tasks: Iterable[str]) -> dict[Family, set[int]]:
     """The families a list of task and group names runs, with the lengths (all of a group's).
@@ -28,8 +25,8 @@ def requested(tasks: Iterable[str]) -> dict[Family, set[int]]:
     for task in tasks:
         if task in UMBRELLA_GROUPS:
             for family in FAMILIES.values():
-                if UMBRELLA_GROUPS[task](family):
-                    found.setdefault(family, set()).update(family.lengths)
+                if lengths := UMBRELLA_GROUPS[task].lengths(family):
+                    found.setdefault(family, set()).update(lengths)
             continue
         group = FAMILIES.get(task.removesuffix("_tf"))
         if group is not None:

@@ -27,6 +27,44 @@ FAMILIES: dict[str, Family] = REGISTRY  # name -> family; grows as family module
 TASK_NAME = re.compile(r"^(?P<family>.+?)(?P<tf>_tf)?_(?P<length>\d+)$")
 
 
+CPU_MAX_LENGTH = 200  # `copy_tasks_cpu`: what a small model runs on a CPU (benchmarks/bench_costs.py: the cost)
+
+
+@dataclass(frozen=True)
+class UmbrellaGroup:
+    """A group over several families: what it is for, and the lengths of a family it runs
+    (none: the family is not in it). Its YAML is written by `copy_tasks.harness.task_yamls`.
+
+    >>> UMBRELLA_GROUPS["copy_tasks_cpu"].lengths(FAMILIES["phonebook_copy"])
+    (10, 20, 30, 50, 70, 100, 150, 200)
+    >>> UMBRELLA_GROUPS["copy_tasks_offline"].lengths(FAMILIES["c4_copy"])
+    ()
+    """
+
+    description: str
+    offline_only: bool = False
+    max_length: int | None = None
+
+    def lengths(self, family: Family) -> tuple[int, ...]:
+        if self.offline_only and family.needs_download:
+            return ()
+        return tuple(n for n in family.lengths if self.max_length is None or n <= self.max_length)
+
+    @property
+    def whole_families(self) -> bool:
+        """Whether it holds every length of its families (it then lists their groups, not tasks)."""
+        return self.max_length is None
+
+
+UMBRELLA_GROUPS = {
+    "copy_tasks": UmbrellaGroup("Every family of the suite."),
+    "copy_tasks_offline": UmbrellaGroup("Every family that needs no download (generated data only).",
+                                        offline_only=True),
+    "copy_tasks_cpu": UmbrellaGroup(f"The offline families at lengths up to {CPU_MAX_LENGTH}, both variants: sized "
+                                    "for a small model on a CPU.", offline_only=True, max_length=CPU_MAX_LENGTH),
+}
+
+
 def family_named(name: str) -> Family:
     try:
         return FAMILIES[name]
