@@ -100,6 +100,9 @@ def up_to(longest: int) -> Callable[[Family], tuple[int, ...]]:
 SUITE_LENGTHS = {
     "phonebook_copy": lambda family: SuiteLengths(quick_generation=(20, 50, 100), quick_teacher_forced=(20, 50, 100),
                                                   published=up_to(200)(family), chat=up_to(200)(family)),
+    # the same docs as the phone book's published run, with the name first; the main job only
+    # teacher-forces it at two lengths
+    "phonebook_query_first": lambda family: SuiteLengths(quick_teacher_forced=(20, 50), published=up_to(200)(family)),
     "random_copy": lambda family: SuiteLengths(quick_teacher_forced=up_to(100)(family),
                                                published=up_to(200)(family), chat=up_to(200)(family)),
     "dup_ngram_copy": lambda family: SuiteLengths(quick_teacher_forced=family.lengths, published=family.lengths),

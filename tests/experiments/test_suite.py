@@ -37,9 +37,9 @@ def test_published_plan_has_25_docs_per_length_in_both_variants():
     (gemma,) = plan("published", ("gemma-3-270m",))
     assert gemma.docs == 25
     assert [task for task in variant_tasks(gemma, "generation") if task.startswith("phonebook")] == [
-        f"phonebook_copy_{n}" for n in (10, 20, 30, 50, 70, 100, 150, 200)]
+        f"phonebook_{name}_{n}" for name in ("copy", "query_first") for n in (10, 20, 30, 50, 70, 100, 150, 200)]
     assert [task for task in variant_tasks(gemma, "teacher_forced") if task.startswith("phonebook")] == [
-        f"phonebook_copy_tf_{n}" for n in (10, 20, 30, 50, 70, 100, 150, 200)]
+        f"phonebook_{name}_tf_{n}" for name in ("copy", "query_first") for n in (10, 20, 30, 50, 70, 100, 150, 200)]
 
 
 def test_published_plan_runs_smollm2_also_under_its_chat_template_on_the_same_docs():

@@ -77,7 +77,7 @@ def test_the_exporter_loads_neither_lm_eval_nor_torch(loaded):
 
 
 @pytest.mark.parametrize("args, says", [
-    (["phonebook_cpy"], ["'phonebook_cpy'", "phonebook_copy, random_copy"]),
+    (["phonebook_cpy"], ["'phonebook_cpy'", "phonebook_copy, phonebook_query_first, random_copy"]),
     (["random_copy", "--lengths", "10,1"], ["copy_tasks_length=1", "from 2 to 100000"]),
     (["squad_length", "--lengths", "120"], ["no length 120", "100, 150, 200, 300, 1000"]),
     (["random_copy", "--variant", "tf"], ["'tf'", "'generation', 'teacher_forced'"]),
