@@ -537,9 +537,11 @@ def position_markdown(rows: list[dict]) -> list[str]:
     return parts
 
 
-def summary_markdown(rows: list[dict], plot_files: list[str], notes: list[str], sections: list[str] = ()) -> str:
-    """The whole `summary.md`: the tables, how to read them, the plots, notes, then `sections`
-    (Markdown written by other commands) as they are."""
+def summary_markdown(rows: list[dict], plot_files: list[str], notes: list[str], sections: list[str] = (),
+                     more_tables: list[str] = ()) -> str:
+    """The whole `summary.md`: the tables, how to read them, `more_tables` (Markdown lines of
+    tables made elsewhere from the same rows: `copy_tasks.report.order_gaps`), the plots, notes,
+    then `sections` (Markdown written by other commands) as they are."""
     parts = [
         "# copy-tasks leaderboard",
         "",
@@ -561,6 +563,7 @@ def summary_markdown(rows: list[dict], plot_files: list[str], notes: list[str], 
     parts += per_length_markdown(tables)
     parts += prompt_tokens_markdown(rows)
     parts += position_markdown(rows)
+    parts += more_tables
     if plot_files:
         parts += ["", "## Plots", ""]
         parts += [f"![{name}](plots/{name})" for name in plot_files]
