@@ -97,11 +97,12 @@ def _sort_header(column: int, ident: str, label: str, numeric: bool, classes: st
             f'<button type="button">{text(label)}</button></th>')
 
 
-def _score_cells(score: Score | None, start: bool) -> str:
+def _score_cells(score: Score | None) -> str:
     """The effective-length and AUC cells of one score: values for sorting in `data-value`
     (`<L` sorts as 0; no value: empty, sorted last), the lengths run in `data-range` (a sort
-    orders rows within equal ranges only), the notes under the AUC."""
-    edge = " start" if start else ""
+    orders rows within equal ranges only), the notes under the AUC; a line before them, as before
+    every family's pair of columns."""
+    edge = " start"
     if score is None:
         return f'<td class="blank{edge}" data-value="">-</td><td class="blank" data-value="">-</td>'
     effective = "" if not score.points else str(score.effective or 0)
@@ -116,14 +117,14 @@ def _score_cells(score: Score | None, start: bool) -> str:
 
 
 def _columns(tables: list[ScoreTable]) -> list[tuple[str, ScoreTable]]:
-    """(family, table) of each column pair, families in `FAMILIES` order, rules in `TABLES` order."""
-    return [(family, table) for family in FAMILIES for table in tables if family in table.families]
+    """(family, table) of each column pair: rules in `TABLES` order, each with its families in
+    `FAMILIES` order, so that the columns a rule's radio button hides are whole header cells
+    (a header spanning hidden and shown columns was laid out at the width of all of them)."""
+    return [(family, table) for table in tables for family in FAMILIES if family in table.families]
 
 
 def _table(tables: list[ScoreTable]) -> str:
     columns = _columns(tables)
-    families = list(dict.fromkeys(family for family, _ in columns))
-    starts = [index == 0 or columns[index - 1][0] != family for index, (family, _) in enumerate(columns)]
     by_entry = {table.rule: {row.entry: row for row in table.rows} for table in tables}
     rows: dict[str, TableRow] = {}
     for table in tables:
@@ -131,24 +132,25 @@ def _table(tables: list[ScoreTable]) -> str:
             rows.setdefault(row.entry, row)
     first = [_sort_header(index, f"col-{name}", name, numeric=False, extra=' rowspan="3"')
              for index, name in enumerate(("model", "architecture", "flags"))]
-    first += [f'<th scope="colgroup" class="family start" colspan="{2 * sum(f == family for f, _ in columns)}">'
-              f"{text(family)} ({text(FAMILIES[family].unit)})</th>" for family in families]
+    first += [f'<th scope="colgroup" class="{_slug(table.rule)} start" colspan="{2 * len(table.families)}">'
+              f"{text(table.rule.label)}</th>" for table in tables]
     second, third = [], []
     for index, (family, table) in enumerate(columns):
-        rule, start = table.rule, " start" if starts[index] else ""
-        second.append(f'<th scope="colgroup" colspan="2" class="{_slug(rule)}{start}">{text(rule.label)}</th>')
+        rule = table.rule
+        second.append(f'<th scope="colgroup" colspan="2" class="family start">{breakable(family)} '
+                      f"({text(FAMILIES[family].unit)})</th>")
         for offset, (measure, label) in enumerate((("effective", "eff. length"), ("auc", "AUC"))):
             third.append(_sort_header(3 + 2 * index + offset, f"col-{family}-{_slug(rule)}-{measure}", label,
-                                      numeric=True, classes=_slug(rule) + (start if offset == 0 else ""),
+                                      numeric=True, classes=_slug(rule) + (" start" if offset == 0 else ""),
                                       title=f"{family}, {rule.label}: {label}"))
     body = []
     for index, entry in enumerate(sorted(rows)):
         about = rows[entry]
         cells = [f'<td data-value="{text(value)}">{text(value) or "-"}</td>'
                  for value in (about.model, about.architecture, about.setting)]
-        for column, (family, table) in enumerate(columns):
+        for family, table in columns:
             row = by_entry[table.rule].get(entry)
-            cells.append(_score_cells(row.scores[family] if row else None, starts[column]))
+            cells.append(_score_cells(row.scores[family] if row else None))
         body.append(f'<tr data-entry="{text(entry)}" data-index="{index}">{"".join(cells)}</tr>')
     head = "".join(f"<tr>{''.join(cells)}</tr>" for cells in (first, second, third))
     columns_of = '<col span="3">' + "".join(f'<col span="2" class="rule-{_slug(table.rule)}">' for _, table in columns)

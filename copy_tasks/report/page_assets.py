@@ -121,6 +121,9 @@ SORT_SCRIPT = """
       ranges: ranges,
       table_width: Math.round(table.getBoundingClientRect().width),
       window_width: window.innerWidth,
+      clipped: Array.prototype.filter.call(table.tHead.querySelectorAll("th"), function (cell) {
+        return cell.offsetWidth > 0 && (cell.scrollWidth > cell.clientWidth + 1 || cell.scrollHeight > cell.clientHeight + 1);
+      }).map(function (cell) { return cell.textContent; }),
       new_range: Array.prototype.filter.call(body.rows, function (row) { return row.classList.contains("new-range"); })
         .map(function (row) { return row.getAttribute("data-entry"); })
     });
@@ -140,7 +143,7 @@ table { border-collapse: collapse; font-size: 12.5px; font-variant-numeric: tabu
 th, td { border: 1px solid #d4d4d4; padding: 0.2em 0.4em; }
 thead th { background: #f2f2f2; vertical-align: bottom; }
 thead th.family { background: #e4e9f2; }
-th.authors_exact_match { background: #f7ecd9; }
+th.generation-authors_exact_match { background: #f7ecd9; }
 th.generation-exact_match { background: #e2f0e2; }
 th.teacher_forced-exact_match { background: #ece3f3; }
 th button { font: inherit; font-weight: 600; border: 0; background: none; padding: 0; cursor: pointer; }
@@ -161,7 +164,7 @@ td.start, th.start { border-left: 2px solid #8a8a8a; }
 td.blank { color: #999; text-align: center; }
 .lengths, .note { display: block; font-size: 10.5px; color: #555; }
 .note { color: #8a3b00; white-space: normal; min-width: 12em; }
-tbody td:first-child, thead th:first-child { position: sticky; left: 0; z-index: 1; background: #fff; }
+tbody td:first-child, thead tr:first-child th:first-child { position: sticky; left: 0; z-index: 1; background: #fff; }
 tbody tr:nth-child(even) { background: #fafafa; }
 tbody tr:hover { background: #fff6d5; }
 figure { display: inline-block; margin: 0 1em 1em 0; }

@@ -240,13 +240,15 @@ def console_messages(result: subprocess.CompletedProcess) -> list[str]:
 
 
 def clicked(out: Path, profile: Path, *headers: str) -> dict:
-    """What the page reports after its headers were clicked in turn: rows' order, `aria-sort`."""
+    """What the page reports after its headers were clicked in turn: rows' order, `aria-sort`
+    (and it checks that the main table fits 1,400 px and no header's text overruns its cell)."""
     result = chromium(out, profile, "--dump-dom", "--window-size=1400,900", fragment="#test-click=" + ",".join(headers))
     assert result.returncode == 0, result.stderr[-2000:]
     page = Page(result.stdout)
     assert console_messages(result) == [] and "data-page-errors" not in page.root
     found = json.loads(page.by_id["test-result"])
     assert found.pop("window_width") == 1400 and found.pop("table_width") <= 1400  # the main table fits
+    assert found.pop("clipped") == []  # every header's text within its cell (a family's name once overran it)
     return found
 
 
