@@ -58,9 +58,9 @@ def order_gap_markdown(rows: list[dict]) -> list[str]:
         lengths = sorted({length for points in gaps.values() for length, _ in points})
         parts += ["", f"## Asked first or last: {pair.first} minus {pair.last}", "",
                   f"Exact match (generation, our rule) with {pair.asked} given before the text minus with it after, "
-                  "on the same docs, at each length the model ran both; positive: asking first helps. A Transformer "
-                  "should be near 0; a model with a fixed-size state, which can keep just what it is asked for, "
-                  "above it.", "",
+                  "on the same docs, at each length the model ran both; positive: asking first helps. A model with a "
+                  "fixed-size state can keep just what it is asked for when it is asked first; a model that attends "
+                  "to the whole text need not store it to answer in either order.", "",
                   "| model | " + " | ".join(map(str, lengths)) + " | mean |",
                   "|---|" + "---:|" * (len(lengths) + 1)]
         for entry, points in gaps.items():

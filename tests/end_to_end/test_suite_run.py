@@ -7,6 +7,8 @@ import csv
 import pytest
 from conftest import run_command
 
+from copy_tasks.experiments.suite import offline_families
+
 pytestmark = pytest.mark.slow  # every test here runs lm-eval or copy-tasks end to end
 
 
@@ -15,7 +17,8 @@ def test_suite_of_the_reference_models_writes_the_leaderboard(tmp_path):
         ["copy-tasks", "suite", "--models", "ngram_copier,bounded_state", "--out", str(tmp_path / "out")], cwd=tmp_path
     )
     assert result.returncode == 0, result.stderr[-3000:]
-    assert "[1/2] ngram_copier: 76 tasks, 20 docs per task" in result.stderr
+    offline_tasks = 2 * sum(len(family.lengths) for family in offline_families())  # both variants
+    assert f"[1/2] ngram_copier: {offline_tasks} tasks, 20 docs per task" in result.stderr
     assert "[2/2] bounded_state: done in" in result.stderr
     # quiet: the steps and a summary on the terminal, lm-eval's own output (its tables) in the logs
     assert "|Version|" not in result.stderr + result.stdout and len(result.stderr.splitlines()) <= 10
@@ -24,7 +27,7 @@ def test_suite_of_the_reference_models_writes_the_leaderboard(tmp_path):
     with (tmp_path / "out" / "leaderboard.csv").open(newline="") as handle:
         rows = list(csv.DictReader(handle))
     copier = [row for row in rows if row["model"] == "ngram_copier" and row["metric"] == "exact_match"]
-    assert len(copier) == 76 and {row["value"] for row in copier} == {"1.0"}
+    assert len(copier) == offline_tasks and {row["value"] for row in copier} == {"1.0"}
     assert {row["n"] for row in rows} == {"20"}
     assert (tmp_path / "out" / "plots" / "lookup_suffix.png").is_file()
     assert "| ngram_copier | reference model | - |" in (tmp_path / "out" / "summary.md").read_text()
