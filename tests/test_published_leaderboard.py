@@ -85,13 +85,22 @@ def test_the_web_page_is_there_and_regenerates_from_the_raw_results(fresh):
     assert all(png == (PUBLISHED / "plots" / name).read_bytes() for name, png in shown.items())
 
 
+# What the published preset runs but the published leaderboard lacks, as leaderboard/README.md
+# says: the name-first phone book was published generated only on the pretrained models (the
+# teacher-forced runs were stopped for want of time in the session that added the family).
+NOT_PUBLISHED = {(model, "phonebook_query_first", "teacher_forced") for model in ("gemma-3-270m", "smollm2-135m")}
+
+
 def test_every_suite_model_ran_every_offline_family_in_both_variants():
     rows = [row for row in published_rows() if row["flags"] != "chat_template"]
+    readme = (PUBLISHED / "README.md").read_text()
+    assert "`phonebook_query_first` generated only" in readme
     for model, architecture in SUITE_MODELS.items():
         mine = [row for row in rows if row["model"] == model]
         assert {row["architecture"] for row in mine} == {architecture}
         assert {(row["family"], row["variant"]) for row in mine} == {
             (family.name, variant) for family in offline_families() for variant in ("generation", "teacher_forced")
+            if (model, family.name, variant) not in NOT_PUBLISHED
         }
         assert all(int(row["n"]) >= 25 for row in mine)
         assert {row["flags"] for row in mine} == {""}
@@ -175,3 +184,19 @@ def test_the_page_shows_the_training_section_with_its_plots():
     shown = {name for name, _ in IMAGE.findall(page)}
     assert {"training_length_generalization.png", "training_duplicated_ngrams.png", "training_prefix_suffix.png",
             "training_examples_needed.png"} <= shown
+
+
+def test_the_name_first_phone_book_ran_on_the_phone_books_own_docs():
+    for model in ("gemma-3-270m", "smollm2-135m"):
+        folder = PUBLISHED / "results" / model
+        for length in (10, 20, 30, 50, 70, 100, 150, 200):
+            docs = {}
+            for family in ("phonebook_copy", "phonebook_query_first"):
+                (path,) = sorted(folder.rglob(f"samples_{family}_{length}_*.jsonl"))[-1:]
+                docs[family] = {sample["doc_id"]: sample["doc"]["prompt"]
+                                for sample in map(json.loads, path.read_text().splitlines())}
+            assert len(docs["phonebook_copy"]) == 25 and docs["phonebook_query_first"].keys() == docs[
+                "phonebook_copy"].keys(), (model, length)
+            for doc_id, prompt in docs["phonebook_copy"].items():
+                name = prompt.rsplit("\n", 1)[1].removesuffix(":")
+                assert docs["phonebook_query_first"][doc_id] == f"Look up {name}.\n\n{prompt}", (model, length)
