@@ -7,12 +7,12 @@ reference model with its args) and the name shown beside it (`name`); the summar
 the plots show the name. A local path is never shown: its last folder is (a hub cache snapshot,
 `.../models--org--name/snapshots/<sha>`, is shown as `org/name`).
 
-    >>> default_name("/root/.cache/copy_tasks/models/gemma-3-270m")
+    >>> default_name("/home/ada/.cache/copy_tasks/models/gemma-3-270m")
     'gemma-3-270m'
     >>> default_name("google/gemma-3-270m"), default_name("ngram_copier(n=5)")
     ('google/gemma-3-270m', 'ngram_copier(n=5)')
     >>> rule = name_rule("gemma-3-*=Gemma 3 270M")
-    >>> rule.matches("/root/.cache/copy_tasks/models/gemma-3-270m")
+    >>> rule.matches("/home/ada/.cache/copy_tasks/models/gemma-3-270m")
     True
 """
 

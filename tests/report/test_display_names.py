@@ -21,7 +21,7 @@ from copy_tasks.report.summary import latest_runs
 
 matplotlib.use("Agg")
 
-CACHE_PATH = "/root/.cache/copy_tasks/models/gemma-3-270m"
+CACHE_PATH = "/home/ada/.cache/copy_tasks/models/gemma-3-270m"
 
 
 @pytest.mark.parametrize(("model", "shown"), [
@@ -81,7 +81,7 @@ def test_a_run_from_a_cache_path_is_named_by_its_folder_everywhere(tmp_path):
     assert {row["model"] for row in rows} == {CACHE_PATH} and shown_names(tmp_path / "out") == {"gemma-3-270m"}
     for name in ("summary.md", "index.html"):
         text = (tmp_path / "out" / name).read_text()
-        assert "gemma-3-270m" in text and "/root/.cache" not in text, name
+        assert "gemma-3-270m" in text and "/home/ada" not in text, name
 
 
 def test_a_display_name_shows_in_the_summary_page_and_plots_and_holds_in_later_builds(tmp_path):
