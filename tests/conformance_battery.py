@@ -60,8 +60,12 @@ RULES = {"exact_match": False, "authors_exact_match": True}  # metric -> is the 
 
 
 def rules_of(task: str) -> list[str]:
-    """The verdict metrics of a task: both rules for generation, ours for teacher forcing."""
-    return ["exact_match"] if parse_task_name(task)[1] == "teacher_forced" else list(RULES)
+    """The verdict metrics of a task: both rules for generation (ours alone for a family with no
+    authors' rule, `mqar`), ours for teacher forcing."""
+    family, variant, _ = parse_task_name(task)
+    if variant == "teacher_forced":
+        return ["exact_match"]
+    return [metric for metric in RULES if not RULES[metric] or metric in FAMILIES[family].authors_metrics]
 
 
 def read_verdicts(results: dict, tasks) -> dict[tuple[str, str], float]:

@@ -37,6 +37,7 @@ import hashlib
 import json
 import math
 
+from lm_eval.api.instance import Instance
 from lm_eval.api.task import ConfigurableTask
 
 from copy_tasks import __version__
@@ -85,6 +86,35 @@ def template_errors_explained(task: str):
                         "continues (lm-eval's gen_prefix), and this template does not allow a conversation to end "
                         "with an assistant message. Run without --apply_chat_template, or give a template that "
                         "allows the prefill") from None
+
+
+def question_arguments(arguments: tuple, doc: dict, question: dict) -> tuple:
+    """A request's arguments for one question of `doc`: the context extended by what the
+    question's prompt adds to the doc's; a loglikelihood request scores the question's
+    continuation, a generation request gets its own copy of the generation arguments.
+
+    >>> doc = {"prompt": "ab: 1\\n\\nab:"}
+    >>> question_arguments(("<user>ab:", " 1"), doc, {"prompt": "ab: 1\\n\\nab: 1\\ncd:", "continuation": " 2"})
+    ('<user>ab: 1\\ncd:', ' 2')
+    """
+    if not question["prompt"].startswith(doc["prompt"]):
+        raise ValueError("a question's prompt must extend its doc's prompt")
+    context = arguments[0] + question["prompt"][len(doc["prompt"]):]
+    if isinstance(arguments[1], dict):
+        return (context, dict(arguments[1]), *arguments[2:])
+    return (context, question["continuation"], *arguments[2:])
+
+
+def worse_overflow(one: float, other: float) -> float:
+    """A doc's overflow from two of its requests': 1 if either is cut, else unknown (NaN) if
+    either is, else 0.
+
+    >>> worse_overflow(0.0, 1.0), worse_overflow(float("nan"), 0.0), worse_overflow(float("nan"), 1.0)
+    (1.0, nan, 1.0)
+    """
+    if 1.0 in (one, other):
+        return 1.0
+    return math.nan if math.isnan(one) or math.isnan(other) else 0.0
 
 
 def request_signature(request) -> str:
@@ -146,24 +176,36 @@ class CopyTask(ConfigurableTask):
         return super().doc_to_prefix(doc)
 
     def construct_requests(self, doc: dict, ctx: str, **kwargs):
+        """lm-eval's request, fitted; a doc of several questions (`Family.queries`) makes one
+        request per question, whose context is lm-eval's with what the question's prompt adds
+        to the doc's (under a chat template, in the assistant's turn after the prefill)."""
         request = super().construct_requests(doc, ctx, **kwargs)
-        self.fit_request(request)
-        return request
+        requests = [request]
+        if (family := family_named(doc["family"])).queries is not None:
+            requests = [Instance(request.request_type, doc, question_arguments(request.arguments, doc, question),
+                                 idx=i, metadata=request.metadata)
+                        for i, question in enumerate(family.request_docs(doc))]
+        for one in requests:
+            self.fit_request(one)
+        return requests if family.queries is not None else request
 
     def fit_request(self, request) -> None:
-        """Set a request's budget (generation) and record whether its doc overflows, and its
-        prompt's length in the backend's tokens."""
+        """Set a request's budget (generation) and record whether its doc overflows (any of its
+        requests), and its prompt's length in the backend's tokens (its longest request)."""
         doc, ctx = request.doc, request.arguments[0]
+        question = family_named(doc["family"]).request_docs(doc)[request.idx]
+        index = doc["index"]
         if (tokens := self.limits.tokens(ctx)) is not None:
-            self.prompt_tokens[doc["index"]] = tokens
+            self.prompt_tokens[index] = max(tokens, self.prompt_tokens.get(index, 0))
         if self.OUTPUT_TYPE == "generate_until":
             generous = max(int(doc["generation_budget"]), self.user_max_gen_toks())
-            answers = family_named(doc["family"]).answers(doc)
-            budget, self.overflow[doc["index"]] = self.limits.fit_generation(ctx, answers, generous)
+            answers = family_named(doc["family"]).answers(question)
+            budget, overflow = self.limits.fit_generation(ctx, answers, generous)
             request.arguments[1]["max_gen_toks"] = budget
             self.budgets.add(budget)
         else:
-            self.overflow[doc["index"]] = self.limits.overflows(ctx, doc["continuation"])
+            overflow = self.limits.overflows(ctx, question["continuation"])
+        self.overflow[index] = worse_overflow(self.overflow.get(index, 0.0), overflow) if request.idx else overflow
 
     def request_cache_tag(self) -> str:
         """What our requests depend on beyond what lm-eval keys its request cache on: the docs
@@ -193,7 +235,7 @@ class CopyTask(ConfigurableTask):
                 with template_errors_explained(self.config.task):
                     super().build_all_requests(*args, **{**kwargs, "cache_requests": False,
                                                          "rewrite_requests_cache": False})
-                built = {request.doc_id: request_signature(request) for request in built_requests(self)}
+                built = {(request.doc_id, request.idx): request_signature(request) for request in built_requests(self)}
                 self.overflow, self.budgets, self.prompt_tokens = {}, set(), {}
         with template_errors_explained(self.config.task):
             super().build_all_requests(*args, **kwargs)
@@ -236,7 +278,7 @@ class CopyTask(ConfigurableTask):
         """Refuse requests from lm-eval's request cache that were not built from this run's docs,
         or whose prompt is not the one this run sends: the doc's prompt in a plain run, or under a
         chat template or system instruction the request built without the cache (`built`: doc id
-        -> `request_signature`, generation arguments included)."""
+        and request index -> `request_signature`, generation arguments included)."""
         docs = self.test_docs()
         for request in built_requests(self):
             index = request.doc_id
@@ -247,7 +289,9 @@ class CopyTask(ConfigurableTask):
                     "delete lm-eval's cache folder, LM_HARNESS_CACHE_PATH) so that no answer is scored against "
                     "another doc.")
             sent = request_signature(request) if built is not None else request.arguments[0]
-            if sent != (built.get(index) if built is not None else docs[index]["prompt"]):
+            questions = family_named(docs[index]["family"]).request_docs(docs[index])
+            plain = questions[request.idx]["prompt"] if request.idx < len(questions) else None
+            if sent != (built.get((index, request.idx)) if built is not None else plain):
                 raise UserError(
                     f"{self.config.task}: lm-eval's request cache (--cache_requests) holds a request for doc "
                     f"{index} whose prompt or generation arguments differ from what this run sends (a chat "

@@ -46,11 +46,16 @@ def _metadata(family: Family) -> list[str]:
 def _template_yaml(family: Family, teacher_forced: bool) -> str:
     variant = TEACHER_FORCED if teacher_forced else GENERATION
     lines = [HEADER.rstrip("\n"), f"include: {SHARED_TEMPLATE[variant]}"]
-    if not teacher_forced:  # the teacher-forced metrics are the same for every family
+    if not teacher_forced:
         lines += ["generation_kwargs:", f"  until: {json.dumps(list(family.stop_sequences))}",
                   "  do_sample: false", "  temperature: 0.0", "metric_list:"]
         for metric in family.generation_metrics:
             lines += _metric(metric, True)
+        lines += _metric("overflow", False)
+    elif family.queries:  # the shared template's metrics, and the fraction of questions right
+        lines.append("metric_list:")
+        for metric in family.teacher_forced_metrics:
+            lines += _metric(metric, metric != "bits_per_char")
         lines += _metric("overflow", False)
     return "\n".join(lines + _metadata(family)) + "\n"
 

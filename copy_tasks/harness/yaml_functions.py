@@ -26,13 +26,18 @@ def build_dataset(
 
 
 def process_generation(doc: dict, results: list[str]) -> dict[str, float]:
-    """Metrics of one generated answer under our rule and the authors' (lm-eval passes
-    `[generation]`)."""
-    return family_named(doc["family"]).score_both_rules(results[0], doc)
+    """Metrics of a doc's generated answers under our rule and the authors' (lm-eval passes one
+    generation per request of the doc: `[generation]`, or one per question, `Family.queries`)."""
+    return family_named(doc["family"]).score_generations(results, doc)
 
 
 def process_teacher_forced(doc: dict, results: list[tuple[float, bool]]) -> dict[str, float]:
-    """Metrics of one scored continuation (lm-eval passes `[(logprob, is_greedy)]`): exact_match
-    is lm-eval's `is_greedy` (`copy_tasks.probes.public_scorer.score_teacher_forced`)."""
-    logprob, is_greedy = results[0]
-    return score_teacher_forced(doc, logprob, is_greedy)
+    """Metrics of a doc's scored continuations (lm-eval passes `[(logprob, is_greedy)]`, one per
+    request): exact_match is lm-eval's `is_greedy`
+    (`copy_tasks.probes.public_scorer.score_teacher_forced`), combined over a doc's questions."""
+    family = family_named(doc["family"])
+    requests = family.request_docs(doc)
+    if len(results) != len(requests):
+        raise ValueError(f"a {family.name} doc asks {len(requests)} question(s); got {len(results)} scores")
+    return family.combine([score_teacher_forced(request, logprob, is_greedy)
+                           for request, (logprob, is_greedy) in zip(requests, results)])

@@ -50,7 +50,7 @@ class ScriptedLM(ReferenceLM):
         self.style = style_named(style)
         self.answers = read_answer_key(answers)
         self.tokenizer = AutoTokenizer.from_pretrained(tokenizer)
-        self.chats: dict[str, str] = {}  # a rendered chat -> the chat key of its turns
+        self.chats: dict[str, tuple[str, str]] = {}  # a rendered chat -> its user turn and prefill
 
     @property
     def tokenizer_name(self) -> str:
@@ -66,8 +66,21 @@ class ScriptedLM(ReferenceLM):
             chat_history, tokenize=False, add_generation_prompt=add_generation_prompt,
             continue_final_message=not add_generation_prompt)
         turns = {turn["role"]: turn["content"] for turn in chat_history}
-        self.chats[rendered] = chat_key(turns.get("user", ""), turns.get("assistant", ""))
+        self.chats[rendered] = (turns.get("user", ""), turns.get("assistant", ""))
         return rendered
+
+    def answer_key(self, prompt: str) -> str:
+        """The answer key's key of a prompt: of the chat it renders, or of a rendered chat it
+        extends (a later question of a doc of several, `Family.queries`, is its doc's chat with
+        the questions before it in the assistant's turn), else of the prompt itself."""
+        if prompt in self.chats:
+            return chat_key(*self.chats[prompt])
+        extended = [rendered for rendered in self.chats if prompt.startswith(rendered)]
+        if extended:
+            rendered = max(extended, key=len)
+            user, prefill = self.chats[rendered]
+            return chat_key(user, prefill + prompt[len(rendered):])
+        return prompt_key(prompt)
 
     def tokenize(self, text: str) -> list[str]:
         """The tokenizer's canonical segmentation of `text`, as substrings."""
@@ -80,7 +93,7 @@ class ScriptedLM(ReferenceLM):
     def written(self, prompt: str) -> list[Token]:
         """The tokens the model writes after `prompt`."""
         try:
-            answer, start = self.answers[self.chats.get(prompt) or prompt_key(prompt)]
+            answer, start = self.answers[self.answer_key(prompt)]
         except KeyError:
             raise KeyError(f"the answer key has no doc with the prompt {prompt[:60]!r}...") from None
         return self.style.write(answer, self.tokenize, start)

@@ -172,18 +172,22 @@ def style_named(name: str) -> Style:
 
 def verdict_table() -> str:
     """The expected verdicts as a Markdown table, then why they differ where they do (printed
-    in the README). A generation cell reads "ours / the authors'".
+    in the README). A generation cell reads "ours / the authors'" ("—" where the family has no
+    authors' rule).
 
     >>> print(verdict_table().splitlines()[2])
-    | `eos` | the answer, then EOS | right / right | right / right | right / right | right / right | right |
+    | `eos` | the answer, then EOS | right / right | right / right | right / — | right / right | right / right | right |
     """
     mark = {True: "right", False: "wrong"}
     groups = scoring_groups()
     header = ["style", "the model writes", *(f"{group} (gen.)" for group in groups), "teacher-forced"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+
+    def authors(style: Style, family: str) -> str:  # "—": the family has no authors' rule (`mqar`)
+        return mark[style.expected(family, False, authors=True)] if FAMILIES[family].authors_metrics else "—"
+
     for style in STYLES.values():
-        cells = [f"{mark[style.expected(group[0], False)]} / {mark[style.expected(group[0], False, authors=True)]}"
-                 for group in groups.values()]
+        cells = [f"{mark[style.expected(group[0], False)]} / {authors(style, group[0])}" for group in groups.values()]
         lines.append(f"| `{style.name}` | {style.writes} | " + " | ".join(cells) + f" | {mark[style.teacher_forced]} |")
     lines.append("")
     lines += [f"- `{style.name}`: {style.why}." for style in STYLES.values() if style.why]
@@ -200,13 +204,16 @@ def chat_key(user: str, prefill: str) -> str:
 
 
 def write_answer_key(docs: Iterable[dict], path: Path) -> Path:
-    """Write {key: [the doc's continuation, the prompt's given start]}, keyed by the sha256 of
-    the prompt and by the `chat_key` of its chat form: what the scripted model answers."""
+    """Write {key: [the continuation, the prompt's given start]} of every question of the docs
+    (`Family.request_docs`), keyed by the sha256 of its prompt and by the `chat_key` of its chat
+    form: what the scripted model answers."""
     key = {}
     for doc in docs:
-        answer = [doc["continuation"], given_start(doc["prompt"])]
-        chat = family_named(doc["family"]).chat_form(doc)
-        key[prompt_key(doc["prompt"])] = key[chat_key(chat.user, chat.prefill)] = answer
+        family = family_named(doc["family"])
+        for question in family.request_docs(doc):
+            answer = [question["continuation"], given_start(question["prompt"])]
+            chat = family.chat_form(question)
+            key[prompt_key(question["prompt"])] = key[chat_key(chat.user, chat.prefill)] = answer
     path.write_text(json.dumps(key), encoding="utf-8")
     return path
 

@@ -21,6 +21,7 @@ TEACHER_FORCED_SUFFIX = "_tf"
 GENERATION = "generation"
 TEACHER_FORCED = "teacher_forced"
 VARIANTS = (GENERATION, TEACHER_FORCED)
+QUERY_ACCURACY = "query_accuracy"  # of a doc of several questions (`Family.queries`): the fraction right
 
 
 @dataclass(frozen=True)
@@ -79,6 +80,11 @@ class Family:
     # generation_budget, family, length, unit, seed, index): (field, meaning), for the dataset
     # card of an export; the family contract checks that every field has one.
     field_notes: tuple[tuple[str, str], ...] = ()
+    # A doc that asks several questions in turn (`mqar`): (doc) -> one doc per question, each
+    # with the prompt up to its question (the questions before it answered rightly) and its
+    # target and continuation; the first is the doc itself. Each is one lm-eval request, and the
+    # doc's metrics combine theirs (`combine`). None: a doc is one question, one request.
+    queries: Callable[[dict], list[dict]] | None = None
 
     @property
     def needs_download(self) -> bool:
@@ -91,6 +97,31 @@ class Family:
 
     def task_name(self, length: int, teacher_forced: bool = False) -> str:
         return f"{self.name}{TEACHER_FORCED_SUFFIX if teacher_forced else ''}_{length}"
+
+    def request_docs(self, doc: dict) -> list[dict]:
+        """The docs of a doc's lm-eval requests: the doc, or one per question (`queries`)."""
+        return [doc] if self.queries is None else self.queries(doc)
+
+    def combine(self, scored: list[dict[str, float]]) -> dict[str, float]:
+        """A doc's metrics from its requests': the one request's, or over its questions:
+        `exact_match` when every question is right, `query_accuracy` the fraction that is, and
+        every other metric the mean over the questions.
+
+        >>> mqar = REGISTRY["mqar"]
+        >>> mqar.combine([{"exact_match": 1.0, "logprob": -1.0}, {"exact_match": 0.0, "logprob": -3.0}])
+        {'exact_match': 0.0, 'logprob': -2.0, 'query_accuracy': 0.5}
+        """
+        if self.queries is None:
+            (only,) = scored
+            return only
+        mean = {name: sum(metrics[name] for metrics in scored) / len(scored) for name in scored[0]}
+        return mean | {"exact_match": min(metrics["exact_match"] for metrics in scored),
+                       QUERY_ACCURACY: mean["exact_match"]}
+
+    @property
+    def teacher_forced_metrics(self) -> tuple[str, ...]:
+        """Every metric a teacher-forced task reports but `overflow`, in order."""
+        return ("exact_match", *((QUERY_ACCURACY,) if self.queries else ()), "logprob", "bits_per_char")
 
     @property
     def generation_metrics(self) -> tuple[str, ...]:
@@ -112,13 +143,21 @@ class Family:
         """Our metrics and the authors' (who read the answer as written) of one generated answer."""
         return self.score_our_rule(generation, doc) | self.score_authors_rule(generation, doc)
 
+    def score_generations(self, generations: Sequence[str], doc: dict) -> dict[str, float]:
+        """Both rules' metrics of a doc from the answers to its requests (`request_docs`), in order."""
+        requests = self.request_docs(doc)
+        if len(generations) != len(requests):
+            raise ValueError(f"a {self.name} doc asks {len(requests)} question(s); got {len(generations)} answer(s)")
+        return self.combine([self.score_both_rules(text, request) for text, request in zip(generations, requests)])
+
     def accepted_answers(self, doc: dict) -> tuple[str, ...]:
         """Every answer our rule accepts, as written after the prompt."""
         return restated_answers(self.answers(doc), given_start(doc["prompt"]))
 
     def generation_budget(self, doc: dict) -> int:
-        """New tokens that fit every answer the scorer accepts, in any segmentation."""
-        return generation_budget(self.accepted_answers(doc))
+        """New tokens that fit every answer the scorer accepts, in any segmentation (to any of
+        the doc's questions)."""
+        return max(generation_budget(self.accepted_answers(question)) for question in self.request_docs(doc))
 
     @property
     def data_name(self) -> str:

@@ -74,9 +74,10 @@ def task_rows(family_name: str, length: Any, variant: str, metadata: Mapping[str
 
 def docs_fingerprint(docs: Iterable[Mapping[str, Any]]) -> str:
     """sha256 over the prompts, targets and teacher-forced continuations of the docs, in order:
-    each doc adds the JSON of `[prompt, target, continuation]`.
+    each doc adds the JSON of `[prompt, target, continuation]`, a doc of several questions
+    (`Family.queries`) that of each question's.
 
-    >>> doc = {"prompt": "Ann:", "target": "1", "continuation": " 1", "index": 0}
+    >>> doc = {"family": "phonebook_copy", "prompt": "Ann:", "target": "1", "continuation": " 1", "index": 0}
     >>> docs_fingerprint([doc]) == hashlib.sha256(b'["Ann:", "1", " 1"]').hexdigest()
     True
     >>> docs_fingerprint([])[:12]  # the sha256 of nothing
@@ -84,5 +85,6 @@ def docs_fingerprint(docs: Iterable[Mapping[str, Any]]) -> str:
     """
     digest = hashlib.sha256()
     for doc in docs:
-        digest.update(json.dumps([doc["prompt"], doc["target"], doc["continuation"]]).encode())
+        for question in family_named(doc["family"]).request_docs(doc):
+            digest.update(json.dumps([question["prompt"], question["target"], question["continuation"]]).encode())
     return digest.hexdigest()

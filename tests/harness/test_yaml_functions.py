@@ -97,7 +97,7 @@ def test_a_generation_of_an_unknown_family_names_it():
 
 
 def test_a_teacher_forced_continuation_scores_its_greedy_flag_logprob_and_bits_per_character():
-    doc = {"continuation": " abcd"}  # 5 characters
+    doc = {"family": "random_copy", "continuation": " abcd"}  # 5 characters
     assert process_teacher_forced(doc, [(-10 * math.log(2), False)]) == {
         "exact_match": 0.0, "logprob": pytest.approx(-6.931471805599453), "bits_per_char": pytest.approx(2.0)}
     assert process_teacher_forced(doc, [(0.0, True)]) == {"exact_match": 1.0, "logprob": 0.0, "bits_per_char": 0.0}
@@ -105,4 +105,4 @@ def test_a_teacher_forced_continuation_scores_its_greedy_flag_logprob_and_bits_p
 
 def test_a_teacher_forced_result_that_is_no_log_probability_is_named():
     with pytest.raises(ValueError, match=r"logprob=0\.5 is not a log-probability"):
-        process_teacher_forced({"continuation": " abcd"}, [(0.5, True)])
+        process_teacher_forced({"family": "random_copy", "continuation": " abcd"}, [(0.5, True)])

@@ -23,7 +23,11 @@ from copy_tasks.probes.options import DOCS, RECORDED_KEYS, SEED, Option, parse_p
 for _module in sorted(pkgutil.iter_modules(__path__), key=lambda module: module.name):
     importlib.import_module(f"{__name__}.{_module.name}")
 
-FAMILIES: dict[str, Family] = REGISTRY  # name -> family; grows as family modules register
+# The table in name order, whatever order the modules registered in (one imports another's reader).
+_registered = sorted(REGISTRY.items())
+REGISTRY.clear()
+REGISTRY.update(_registered)
+FAMILIES: dict[str, Family] = REGISTRY  # name -> family, by name; grows as family modules register
 TASK_NAME = re.compile(r"^(?P<family>.+?)(?P<tf>_tf)?_(?P<length>\d+)$")
 
 
