@@ -14,13 +14,17 @@ from copy_tasks.probes.task_docs import generate_docs
 
 
 def verdicts(family: str, docs, **copier) -> list[tuple[float, bool]]:
-    """(generation exact match, teacher-forced is_greedy) of the copier on each doc."""
-    out = []
+    """(generation exact match, teacher-forced is_greedy) of the copier on each doc (on every
+    question of a doc of several, `mqar`)."""
+    spec, out = FAMILIES[family], []
     for doc in docs:
-        model = NgramCopier(doc["prompt"], **copier)
-        generated = model.generate(list(FAMILIES[family].stop_sequences), FAMILIES[family].generation_budget(doc))
-        exact = FAMILIES[family].score_one_reading(generated, doc)["exact_match"]
-        out.append((exact, model.score(doc["continuation"])[1]))
+        exact, greedy = [], []
+        for question in spec.request_docs(doc):
+            model = NgramCopier(question["prompt"], **copier)
+            generated = model.generate(list(spec.stop_sequences), spec.generation_budget(question))
+            exact.append(spec.score_one_reading(generated, question)["exact_match"])
+            greedy.append(model.score(question["continuation"])[1])
+        out.append((min(exact), all(greedy)))
     return out
 
 

@@ -1,0 +1,138 @@
+"""`mqar`: multi-query associative recall, the probe of Zoology (Arora et al., 2023), as text.
+
+K key-value pairs, one a line (`{key}: {value}`: a key of 4 letters a-z, a value of 4 digits
+1000-9999, keys and values unique within a doc, so no key is a prefix of another), a blank line,
+then Q = 8 of the keys again, drawn without replacement in random order, each to be answered with
+its value. A doc is 8 requests (`Family.queries`): the prompt of query i holds the pairs and the
+queries before it, each answered with its true value (as teacher forcing and Zoology's training
+give them), then query i's key and a colon; the answer is its value. Each query is scored on
+its own: `query_accuracy` is the fraction answered right, `exact_match` whether all 8 are. The
+teacher-forced task scores each value in the same prompts. A model with a fixed-size state must
+keep every pair it may be asked about, as in the phone book; unlike the phone book, it is asked 8
+times, so guessing one entry to keep does not pass.
+
+The authors of Zoology score MQAR only inside their training harness (argmax at each value
+position, on token ids); there is no rule of theirs for a generated answer, so this family has
+no authors' metric.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from copy_tasks.probes.chat import after_first_block
+from copy_tasks.probes.families.phonebook_copy import leading_number
+from copy_tasks.probes.family import Family, register
+
+KEY_LETTERS = 4
+VALUES = (1000, 10_000)  # 4-digit values
+QUERIES = 8
+LETTERS = np.frombuffer(b"abcdefghijklmnopqrstuvwxyz", dtype=np.uint8)
+
+
+def _draw_keys(rng: np.random.Generator, count: int) -> list[str]:
+    """`count` distinct keys of KEY_LETTERS letters, in draw order."""
+    keys: dict[str, None] = {}
+    while len(keys) < count:
+        codes = LETTERS[rng.integers(len(LETTERS), size=(count - len(keys), KEY_LETTERS))]
+        keys.update(dict.fromkeys(row.tobytes().decode("ascii") for row in codes))
+    return list(keys)[:count]
+
+
+def make_mqar_doc(rng: np.random.Generator, pairs: int) -> dict:
+    """One doc of `pairs` key-value lines and QUERIES queries; the doc is the first query's request.
+
+    >>> from copy_tasks.probes.seeding import doc_rng
+    >>> doc = make_mqar_doc(doc_rng("mqar", "1.0", 8, 1234, 0), 8)
+    >>> print(doc["prompt"])
+    uzgq: 8057
+    kzto: 3501
+    emvu: 1925
+    ndog: 6239
+    srtt: 5422
+    kcwo: 7876
+    vshn: 3123
+    chco: 7762
+    <BLANKLINE>
+    vshn:
+    >>> doc["continuation"], doc["query_keys"][:3], doc["query_positions"][:3]
+    (' 3123', ['vshn', 'uzgq', 'ndog'], [6, 0, 3])
+    >>> print(query_docs(doc)[2]["prompt"].split("\\n\\n")[1])
+    vshn: 3123
+    uzgq: 8057
+    ndog:
+    """
+    if pairs < QUERIES:
+        raise ValueError(f"mqar asks {QUERIES} queries drawn without replacement, so it needs at least {QUERIES} "
+                         f"pairs, got {pairs}")
+    keys = _draw_keys(rng, pairs)
+    values = [str(value) for value in rng.choice(np.arange(*VALUES), size=pairs, replace=False).tolist()]
+    positions = [int(i) for i in rng.choice(pairs, size=QUERIES, replace=False)]
+    book = "\n".join(f"{key}: {value}" for key, value in zip(keys, values))
+    first = positions[0]
+    return {
+        "prompt": f"{book}\n\n{keys[first]}:",
+        "target": values[first],
+        "continuation": f" {values[first]}",
+        "query_keys": [keys[i] for i in positions],
+        "query_values": [values[i] for i in positions],
+        "query_positions": positions,
+    }
+
+
+def query_docs(doc: dict) -> list[dict]:
+    """The doc's requests, one per query: query i's prompt is the doc's with the queries before
+    it answered rightly, then its key; its target and continuation are its value.
+
+    >>> doc = {"prompt": "ab: 1\\ncd: 2\\n\\ncd:", "target": "2", "continuation": " 2",
+    ...        "query_keys": ["cd", "ab"], "query_values": ["2", "1"]}
+    >>> [(d["prompt"][-9:], d["target"]) for d in query_docs(doc)]
+    [('d: 2\\n\\ncd:', '2'), ('cd: 2\\nab:', '1')]
+    """
+    requests, prompt = [], doc["prompt"]
+    for i, (key, value) in enumerate(zip(doc["query_keys"], doc["query_values"])):
+        if i:
+            prompt += f" {doc['query_values'][i - 1]}\n{key}:"
+        requests.append({**doc, "prompt": prompt, "target": value, "continuation": f" {value}"})
+    return requests
+
+
+def score_query(generation: str, doc: dict) -> dict[str, float]:
+    """One query's answer: the digits it starts with (after spaces) are the value; its partial
+    credit is the query's own verdict (the doc's `query_accuracy` is the mean over its queries).
+
+    >>> score_query(" 6136 and so on", {"target": "6136"}), score_query(" 613", {"target": "6136"})
+    ({'exact_match': 1.0, 'query_accuracy': 1.0}, {'exact_match': 0.0, 'query_accuracy': 0.0})
+    """
+    right = float(leading_number(generation) == doc["target"])
+    return {"exact_match": right, "query_accuracy": right}
+
+
+def no_authors_rule(generation: str, doc: dict) -> dict[str, float]:
+    """Zoology has no rule for a generated answer (module docstring): no authors' metrics."""
+    return {}
+
+
+LENGTHS = (8, 16, 32, 64, 128, 256, 512)
+FAMILY = register(Family(
+    name="mqar",
+    summary="the values of 8 keys asked in turn after key-value pairs (multi-query associative recall)",
+    unit="pairs",
+    lengths=LENGTHS,
+    default_docs=200,
+    min_length=QUERIES,
+    draw_doc=make_mqar_doc,
+    score_one_reading=score_query,
+    score_authors_rule=no_authors_rule,
+    stop_sequences=("\n",),
+    scoring_group="associative recall",
+    task_version="1.0",
+    partial_credit=("query_accuracy",),
+    authors_metrics=(),
+    queries=query_docs,
+    field_notes=(("query_keys", "the keys asked, in order (the first is the prompt's); 4 letters, unique in a doc"),
+                 ("query_values", "their values, in order (the first is the target); 4 digits, unique in a doc"),
+                 ("query_positions", "where each queried pair sits among the pairs (0-based)")),
+    chat_instruction="Here are key-value pairs. Give the value of each key asked after them.",
+    chat_prefill_at=after_first_block,  # the queries open the model's turn
+))
