@@ -7,7 +7,8 @@ training, model preparation), and on top `cli`.
 
 `score(doc, answer)` and `score_teacher_forced(doc, logprob, is_greedy)` are the public scorer
 (`copy_tasks.probes.public_scorer`): our tasks' verdicts for a doc of an exported dataset
-(`copy-tasks export`), without lm-eval or torch.
+(`copy-tasks export`), without lm-eval or torch; `questions(doc)` gives the prompts of a doc
+that asks several questions (`mqar`).
 
 Importing this package is cheap: the start-up hook imports it in every Python process of an
 environment where copy-tasks is installed, so `task_config_dir`, `task_manager` and the scorer
@@ -18,7 +19,8 @@ does when lm-eval's `hf` backend is imported.
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__", "register_architectures", "score", "score_teacher_forced", "task_config_dir", "task_manager"]
+__all__ = ["__version__", "questions", "register_architectures", "score", "score_teacher_forced", "task_config_dir",
+           "task_manager"]
 
 
 def __getattr__(name: str):
@@ -34,7 +36,7 @@ def __getattr__(name: str):
         from copy_tasks.models.trained_architectures import register
 
         return register
-    if name in ("score", "score_teacher_forced"):
+    if name in ("questions", "score", "score_teacher_forced"):
         from copy_tasks.probes import public_scorer
 
         return getattr(public_scorer, name)

@@ -4,9 +4,10 @@ Each task holds the docs our lm-eval generation tasks score (`copy_tasks.probes.
 the same seed, doc count and `copy_tasks_*` options; or the rows of an exported folder or hub
 dataset, `copy-tasks export`), one sample per doc: the doc's prompt as the user's message, the
 doc as the sample's metadata. The solver is `generate()` at temperature 0 with the family's
-stop sequences and, per doc, its generation budget as `max_tokens`; the scorer
-(`recall_verdicts`) gives each answer the verdicts of `copy_tasks.score`, our rule and the
-authors', with mean and stderr of each, over all samples and per length.
+stop sequences and, per doc, its generation budget as `max_tokens` (a doc of several questions,
+`mqar`, one generation per question); the scorer (`recall_verdicts`) gives each answer the
+verdicts of `copy_tasks.score`, our rule and the authors', with mean and stderr of each, over all
+samples and per length.
 
     inspect eval copy_tasks/phonebook_copy -T lengths=10,20 -T docs=50 --model MODEL
 
@@ -103,14 +104,31 @@ def samples(family: str, lengths: Lengths, docs: int | None, seed: int | None,
     return found
 
 
+ANSWERS = "copy_tasks_answers"  # in a sample's store: the answers to a doc's questions, in order
+
+
 def budgeted_generate():
     """`generate()` with the doc's generation budget as `max_tokens` (the task's config holds
-    temperature 0 and the family's stop sequences)."""
+    temperature 0 and the family's stop sequences); a doc of several questions (`mqar`) is
+    generated once per question, each question's prompt the only message, and the answers are
+    kept in the sample's store (`ANSWERS`)."""
     from inspect_ai.solver import solver
 
     def budgeted_generate():
         async def solve(state, generate):
-            return await generate(state, max_tokens=int(state.metadata["generation_budget"]))
+            budget = int(state.metadata["generation_budget"])
+            family = family_named(state.metadata["family"])
+            if family.queries is None:
+                return await generate(state, max_tokens=budget)
+            from inspect_ai.model import ChatMessageUser
+
+            answers = []
+            for question in family.request_docs(plain(state.metadata)):  # each question its own prompt
+                state.messages = [ChatMessageUser(content=question["prompt"])]
+                state = await generate(state, max_tokens=budget)
+                answers.append(state.output.completion)
+            state.store.set(ANSWERS, answers)
+            return state
 
         return solve
 
@@ -123,8 +141,9 @@ def recall_verdicts():
 
     def recall_verdicts():
         async def score_answer(state, target):
-            answer = state.output.completion
-            return Score(value=score(state.metadata, answer), answer=answer)
+            answers = state.store.get(ANSWERS)
+            answer = state.output.completion if answers is None else answers
+            return Score(value=score(state.metadata, answer), answer=answer if answers is None else "\n".join(answers))
 
         return score_answer
 

@@ -17,6 +17,7 @@ from packaging.version import Version
 import copy_tasks
 
 LAZY_NAMES = {
+    "questions": ("copy_tasks.probes.public_scorer", "questions"),
     "score": ("copy_tasks.probes.public_scorer", "score"),
     "score_teacher_forced": ("copy_tasks.probes.public_scorer", "score_teacher_forced"),
     "task_config_dir": ("copy_tasks.harness.registration", "task_config_dir"),

@@ -99,6 +99,18 @@ def test_answers_get_the_public_scorers_verdicts_under_both_rules(docs, tmp_path
     assert [path.suffix for path in (tmp_path / "logs").iterdir()] == [".eval"] * len(TASKS)
 
 
+def test_a_doc_of_several_questions_is_asked_each_in_turn(tmp_path, no_network):
+    rows = task_rows("mqar", 8, "generation", {"copy_tasks_docs": 2})
+    questions = {question["prompt"]: question for doc in rows for question in copy_tasks.questions(doc)}
+    # doc 0 answered rightly; doc 1 wrong on its first question only
+    mock = Mock(list(questions.values()), lambda question: (
+        " 0000" if question["index"] == 1 and question["prompt"] == rows[1]["prompt"] else question["continuation"]))
+    (log,) = run(inspect_tasks.mqar(lengths=8, docs=2), mock, tmp_path)
+    assert set(mock.configs) == set(questions)  # every question's prompt was sent, alone
+    verdicts = [sample.scores["recall_verdicts"].value for sample in log.samples]
+    assert verdicts == [{"exact_match": 1.0, "query_accuracy": 1.0}, {"exact_match": 0.0, "query_accuracy": 0.875}]
+
+
 def test_the_offline_guard_refuses_a_download(no_network):
     with pytest.raises(OSError, match="the test is offline"):
         urllib.request.urlopen("https://pypi.org/simple/", timeout=5)

@@ -25,6 +25,9 @@ Teacher-forced tasks score no text: their verdict is lm-eval's `is_greedy` (ever
 the tokenizer's own segmentation of the continuation is the model's argmax), which only the
 model can compute. Given that and the continuation's log-probability,
 `score_teacher_forced(doc, logprob, is_greedy)` gives the teacher-forced task's metrics.
+
+A doc of a family that asks several questions in turn (`mqar`) is several prompts
+(`questions(doc)`); `score` then takes the list of answers, one per question.
 """
 
 from __future__ import annotations
@@ -70,15 +73,40 @@ def plain(value: Any) -> Any:
     return value
 
 
-def score(doc: Mapping[str, Any], answer: str) -> dict[str, float]:
+def questions(doc: Mapping[str, Any]) -> list[dict]:
+    """The questions a doc asks, each a doc with its own `prompt`, `target` and `continuation`:
+    the doc itself, or for a family of several questions a doc (`mqar`) one per question, whose
+    prompt holds the questions before it answered rightly. A model answers each prompt.
+
+    >>> doc = {"family": "mqar", "prompt": "ab: 1\\ncd: 2\\n\\ncd:", "target": "2", "continuation": " 2",
+    ...        "query_keys": ["cd", "ab"], "query_values": ["2", "1"]}
+    >>> [question["prompt"].split("\\n\\n")[1] for question in questions(doc)]
+    ['cd:', 'cd: 2\\nab:']
+    """
+    doc = checked_doc(doc, "prompt", "target")
+    return family_named(doc["family"]).request_docs(doc)
+
+
+def score(doc: Mapping[str, Any], answer: str | list[str]) -> dict[str, float]:
     """Our rule's and the authors' metrics of `answer`, the text a model wrote after
     `doc["prompt"]` (cut at the family's stop sequences here), as our generation task
-    `<family>_<length>` reports them for that doc (its `overflow` aside)."""
-    if not isinstance(answer, str):
-        raise TypeError(f"answer must be the text the model wrote (a str), got {type(answer).__name__}")
+    `<family>_<length>` reports them for that doc (its `overflow` aside). For a doc of several
+    questions (`questions`), `answer` is the list of the texts written after each question's prompt.
+
+    >>> doc = {"family": "mqar", "prompt": "ab: 1\\ncd: 2\\n\\ncd:", "target": "2", "continuation": " 2",
+    ...        "query_keys": ["cd", "ab"], "query_values": ["2", "1"]}
+    >>> score(doc, [" 2", " 7\\nab: 1"])
+    {'exact_match': 0.0, 'query_accuracy': 0.5}
+    """
     doc = checked_doc(doc, "prompt", "target")
     family = family_named(doc["family"])
-    return family.score_both_rules(cut_at_stops(answer, family.stop_sequences), doc)
+    several = family.queries is not None
+    answers = answer if several and isinstance(answer, list) else [answer]
+    if several != isinstance(answer, list) or not all(isinstance(text, str) for text in answers):
+        wanted = "a list of the texts written after each question's prompt" if several else "the text the model wrote"
+        raise TypeError(f"answer must be {wanted} (a {'list of str' if several else 'str'}) for a {family.name} doc, "
+                        f"got {type(answer).__name__}")
+    return family.score_generations([cut_at_stops(text, family.stop_sequences) for text in answers], doc)
 
 
 REQUIRED = ("family", "prompt", "target", "continuation")  # what every doc of ours holds
@@ -106,8 +134,9 @@ def checked_doc(doc: Any, *non_empty: str) -> dict:
 
 
 def score_teacher_forced(doc: Mapping[str, Any], logprob: float, is_greedy: bool) -> dict[str, float]:
-    """The teacher-forced task's metrics of one doc, from what the model computes for its
-    continuation: the log-probability (natural log) and whether every token is the argmax.
+    """The teacher-forced task's metrics of one question, from what the model computes for its
+    continuation: the log-probability (natural log) and whether every token is the argmax (a
+    doc of several questions combines its questions': `Family.combine`).
 
     exact_match is `is_greedy`: greedy decoding would have written the continuation, token for
     token. bits_per_char is the answer's information under the model, per character: it

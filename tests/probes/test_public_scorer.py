@@ -42,9 +42,14 @@ def rows(local_sources) -> dict[str, list[dict]]:
 def test_every_style_gets_the_batterys_verdict_on_every_family_under_both_rules(rows, style):
     got, expected = {}, {}
     for family, docs in rows.items():
+        several = FAMILIES[family].queries is not None
         for doc in docs:
-            verdicts = copy_tasks.score(doc, backend_text(style, doc))
+            answers = [backend_text(style, question) for question in copy_tasks.questions(doc)]
+            verdicts = copy_tasks.score(doc, answers if several else answers[0])
             for metric, authors in RULES.items():
+                if authors and metric not in FAMILIES[family].authors_metrics:
+                    assert metric not in verdicts
+                    continue
                 got[family, doc["length"], doc["index"], metric] = verdicts[metric]
                 expected[family, doc["length"], doc["index"], metric] = float(
                     STYLES[style].expected(family, False, authors=authors))
@@ -81,12 +86,26 @@ def test_a_row_read_back_from_parquet_scores_as_the_row_itself(rows):
 
 
 def test_an_answer_must_be_text():
+    doc = {"family": "random_copy", "prompt": "a b\n\na b\n\na", "target": " b", "continuation": " b"}
     with pytest.raises(TypeError, match="a str"):
-        copy_tasks.score({"family": "random_copy"}, [" a b"])  # lm-eval's list of generations
+        copy_tasks.score(doc, [" b"])  # lm-eval's list of generations
+
+
+def test_a_doc_of_several_questions_takes_one_answer_each(rows):
+    doc = rows["mqar"][0]
+    values = [question["continuation"] for question in copy_tasks.questions(doc)]
+    assert len(values) == 8 and values[0] == doc["continuation"]
+    with pytest.raises(TypeError, match="a list of str"):
+        copy_tasks.score(doc, values[0])
+    with pytest.raises(ValueError, match="asks 8 question"):
+        copy_tasks.score(doc, values[:7])
+    assert copy_tasks.score(doc, values) == {"exact_match": 1.0, "query_accuracy": 1.0}
+    # three answers wrong: 5 of 8 right, and not every one
+    assert copy_tasks.score(doc, [" 0000"] * 3 + values[3:]) == {"exact_match": 0.0, "query_accuracy": 0.625}
 
 
 def test_teacher_forced_metrics_are_the_tasks_and_worked_by_hand():
-    doc = {"continuation": " 12"}
+    doc = {"family": "phonebook_copy", "continuation": " 12"}
     metrics = copy_tasks.score_teacher_forced(doc, -6 * math.log(2), True)
     assert metrics == {"exact_match": 1.0, "logprob": pytest.approx(-4.1588830833596715), "bits_per_char": 2.0}
     assert process_teacher_forced(doc, [(-6 * math.log(2), True)]) == metrics
