@@ -15,6 +15,7 @@ from copy_tasks.probes.families import FAMILIES, UMBRELLA_GROUPS, parse_task_nam
 from copy_tasks.probes.family import Family
 from copy_tasks.probes.options import PREFIX, SourceOption, parse_present
 
+
 def requested(tasks: Iterable[str]) -> dict[Family, set[int]]:
     """The families a list of task and group names runs, with the lengths (all of a group's).
 

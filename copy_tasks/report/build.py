@@ -42,8 +42,8 @@ from copy_tasks.report.table import (
     format_rows,
     merge,
     read_csv,
-    with_names,
     remove_stale_temporaries,
+    with_names,
 )
 
 CSV_NAME = "leaderboard.csv"

@@ -122,7 +122,8 @@ SORT_SCRIPT = """
       table_width: Math.round(table.getBoundingClientRect().width),
       window_width: window.innerWidth,
       clipped: Array.prototype.filter.call(table.tHead.querySelectorAll("th"), function (cell) {
-        return cell.offsetWidth > 0 && (cell.scrollWidth > cell.clientWidth + 1 || cell.scrollHeight > cell.clientHeight + 1);
+        return cell.offsetWidth > 0
+          && (cell.scrollWidth > cell.clientWidth + 1 || cell.scrollHeight > cell.clientHeight + 1);
       }).map(function (cell) { return cell.textContent; }),
       new_range: Array.prototype.filter.call(body.rows, function (row) { return row.classList.contains("new-range"); })
         .map(function (row) { return row.getAttribute("data-entry"); })

@@ -12,9 +12,9 @@ import matplotlib
 import pytest
 from leaderboard_fixtures import GOOD, read_rows, write_results
 
+from copy_tasks.probes.family import GENERATION
 from copy_tasks.report.build import build_leaderboard
 from copy_tasks.report.display_names import NameRule, default_name, is_local_path, name_rule, names_of_models
-from copy_tasks.probes.family import GENERATION
 from copy_tasks.report.plots import family_figure, model_styles
 from copy_tasks.report.rows import UPGRADABLE_SCHEMAS
 from copy_tasks.report.summary import latest_runs
