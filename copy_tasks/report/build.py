@@ -32,6 +32,7 @@ from copy_tasks.probes.options import one_line_errors
 from copy_tasks.report.display_names import NameRule, name_rule
 from copy_tasks.report.html_page import PAGE_NAME, page_html, result_links
 from copy_tasks.report.order_gaps import order_gap_markdown
+from copy_tasks.report.query_accuracy import query_accuracy_markdown
 from copy_tasks.report.plots import all_plots
 from copy_tasks.report.results import Problem, find_result_files
 from copy_tasks.report.rows import rows_from_file
@@ -153,7 +154,8 @@ def build_leaderboard(inputs: list[Path], out: Path, replace: bool = False,
         shown, run_notes = latest_runs(merged)
         report.notes += run_notes
         plots = all_plots(shown)
-        summary = summary_markdown(shown, sorted(plots), run_notes, sections, order_gap_markdown(shown))
+        summary = summary_markdown(shown, sorted(plots), run_notes, sections,
+                                   [*order_gap_markdown(shown), *query_accuracy_markdown(shown)])
         page = page_html(shown, plots, run_notes, result_links(read, out), sections,
                          section_plots(out, sections, plots))
         outputs = {out / CSV_NAME: csv_text(merged), **{out / PLOTS / name: png for name, png in plots.items()},
