@@ -32,8 +32,8 @@ from copy_tasks.probes.options import one_line_errors
 from copy_tasks.report.display_names import NameRule, name_rule
 from copy_tasks.report.html_page import PAGE_NAME, page_html, result_links
 from copy_tasks.report.order_gaps import order_gap_markdown
-from copy_tasks.report.query_accuracy import query_accuracy_markdown
 from copy_tasks.report.plots import all_plots
+from copy_tasks.report.query_accuracy import query_accuracy_markdown
 from copy_tasks.report.results import Problem, find_result_files
 from copy_tasks.report.rows import rows_from_file
 from copy_tasks.report.summary import latest_runs, summary_markdown

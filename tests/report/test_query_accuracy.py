@@ -11,7 +11,8 @@ def row(name, variant, length, metric, value):
 
 
 def test_each_model_and_variant_is_a_row_of_query_accuracy_by_length_and_cut_lengths_are_left_out():
-    rows = [row("a", "generation", "8", "query_accuracy", "1.0"), row("a", "generation", "16", "query_accuracy", "0.625"),
+    rows = [row("a", "generation", "8", "query_accuracy", "1.0"),
+            row("a", "generation", "16", "query_accuracy", "0.625"),
             row("a", "teacher_forced", "8", "query_accuracy", "0.75"),
             row("b", "generation", "16", "query_accuracy", "0.5"),
             row("b", "generation", "16", "overflow", "0.0"),
