@@ -1,11 +1,12 @@
 """The bounded-state copier's reader of key-value lines (`mqar`): it keeps the pairs that fit.
 
 `bounded_state` reads a prompt whose first line is `{letters}: {digits}` with this reader, and
-every other prompt with `copy_tasks.models.bounded_state.BoundedStateReader`; which of the two
-is one more bit of control. The prompt streams through once, a character at a time, and the
-state is measured after every change (`state_bits`):
-- control registers: which reader (1 bit), the queries begun, a value begun, the line lost
-  (3 flags), the class of the previous character (newline, other: 1 bit): `FIXED_CONTROL_BITS` = 5;
+a passkey prompt with `copy_tasks.models.bounded_number`, every other prompt with
+`copy_tasks.models.bounded_state.BoundedStateReader`; which of the three is log2(3) bits of
+control. The prompt streams through once, a character at a time, and the state is measured
+after every change (`state_bits`):
+- control registers: which reader (1.58 bits), the queries begun, a value begun, the line lost
+  (3 flags), the class of the previous character (newline, other: 1 bit): `FIXED_CONTROL_BITS` = 5.58;
 - the line being read: its key's letters (log2(26) = 4.70 bits each) and its value's digits
   (log2(10) = 3.32 bits each), each with a length counter (the bits of its value, at least 1);
 - the stored pairs: each its letters and digits and their two length counters, and a counter of
@@ -36,10 +37,10 @@ import math
 import random
 import re
 
-from copy_tasks.models.bounded_state import LETTER_BITS, LETTERS, StateOverflow, counter_bits
+from copy_tasks.models.bounded_state import LETTER_BITS, LETTERS, READER_CHOICE_BITS, StateOverflow, counter_bits
 
 DIGIT_BITS = math.log2(10)
-FIXED_CONTROL_BITS = 1 + 3 + 1  # which reader; queries, value and lost flags; the previous character's class
+FIXED_CONTROL_BITS = READER_CHOICE_BITS + 3 + 1  # which reader; queries, value, lost flags; the last character's class
 GUESSED_DIGITS = 4  # the length of a guessed value when no pair is stored
 PAIR_LINE = re.compile(r"[a-z]+: \d+\n")
 

@@ -9,8 +9,8 @@ cannot load models from another package (lm-eval 0.4 has no model plugins): use
 Model args of `ngram_copier`: `unit` (`char` or `word`, default `char`) and `n` (set: the
 n-gram lookup of the paper's Theorem 2.3 over the last n units; unset: the longest-match
 variant, see `copy_tasks.models.ngram_copier`). Of `bounded_state`: `bits` (B, at least 52: `MIN_BITS`);
-it reads key-value lines (`mqar`) with `copy_tasks.models.bounded_pairs`, the rest with
-`copy_tasks.models.bounded_state`.
+it reads key-value lines (`mqar`) with `copy_tasks.models.bounded_pairs`, passkey prompts with
+`copy_tasks.models.bounded_number`, the rest with `copy_tasks.models.bounded_state`.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from lm_eval.api.model import LM
 from lm_eval.api.registry import register_model
 
 from copy_tasks.models.answers import cut_at_stops, score_against
+from copy_tasks.models.bounded_number import PasskeyReader, reads_as_passkey
 from copy_tasks.models.bounded_pairs import PairsReader, reads_as_pairs
 from copy_tasks.models.bounded_state import BoundedStateReader
 from copy_tasks.models.ngram_copier import NgramCopier
@@ -88,7 +89,8 @@ class BoundedStateLM(ReferenceLM):
         BoundedStateReader(self.bits)  # validate the args before any task runs
 
     def _answer(self, prompt: str) -> str:
-        reader = PairsReader if reads_as_pairs(prompt) else BoundedStateReader
+        reader = PairsReader if reads_as_pairs(prompt) else PasskeyReader if reads_as_passkey(prompt) \
+            else BoundedStateReader
         return reader(self.bits).read(prompt).answer()
 
     def generate(self, prompt: str, until: list[str], budget: int) -> str:

@@ -1,0 +1,75 @@
+"""The bounded-state copier's reader of passkey prompts: it keeps the last number it read.
+
+`bounded_state` reads a prompt whose first line is the passkey header
+(`copy_tasks.probes.families.passkey_recall.HEADER`) with this reader. The prompt streams
+through once, and the state is measured after every change (`state_bits`):
+- control registers: which reader (log2(3) = 1.58 bits), whether the last character was a digit
+  (1 bit);
+- the number kept and the run of digits being read: 3.32 bits a digit, each with a length
+  counter (the bits of its value, at least 1).
+Its policy: a run of digits replaces the number kept when it ends (if it fits, digit by digit,
+else the run is dropped); the answer is the number kept. Remembering one number is a summary
+of the input: a 10-digit key needs at most 1.58 + 1 + 2 x (10 x 3.32 + 4) = 77 bits, so 128
+bits find the passkey at every length.
+
+    >>> reader = PasskeyReader(128).read("Remember it.\\n\\nThe passkey is 4563848. The old road.\\n\\nThe passkey is")
+    >>> reader.kept, reader.answer(), round(reader.peak_bits, 1)
+    ('4563848', ' 4563848', 29.8)
+"""
+
+from __future__ import annotations
+
+import math
+
+from copy_tasks.models.bounded_state import READER_CHOICE_BITS, StateOverflow, counter_bits
+from copy_tasks.probes.families.passkey_recall import HEADER
+
+DIGIT_BITS = math.log2(10)
+FIXED_CONTROL_BITS = READER_CHOICE_BITS + 1  # which reader; the last character a digit
+
+
+def reads_as_passkey(prompt: str) -> bool:
+    """Whether `bounded_state` reads `prompt` with this reader: its first line is the passkey header.
+
+    >>> reads_as_passkey("A passkey is hidden in the text below. Remember it.\\n\\nThe road."), reads_as_passkey("ab")
+    (True, False)
+    """
+    return prompt.split("\n", 1)[0] == HEADER
+
+
+class PasskeyReader:
+    """Streams one prompt through a state of at most `bits` bits; then `answer()`."""
+
+    def __init__(self, bits: int) -> None:
+        self.bits = bits
+        self.kept, self.run = "", ""
+        self.peak_bits = self.state_bits()
+        if self.peak_bits > bits:
+            raise ValueError(f"bits={bits}: the number reader needs at least {math.ceil(self.peak_bits)} bits")
+
+    def state_bits(self) -> float:
+        return (FIXED_CONTROL_BITS + len(self.kept) * DIGIT_BITS + counter_bits(len(self.kept))
+                + len(self.run) * DIGIT_BITS + counter_bits(len(self.run)))
+
+    def _measure(self) -> None:
+        bits = self.state_bits()
+        if bits > self.bits:
+            raise StateOverflow(f"state of {bits:.1f} bits exceeds B = {self.bits}")
+        self.peak_bits = max(self.peak_bits, bits)
+
+    def read(self, text: str) -> PasskeyReader:
+        for char in text:
+            if char.isdigit():
+                self.run += char
+                if self.state_bits() > self.bits:  # no room: the run is dropped
+                    self.run = ""
+            elif self.run:
+                self.kept, self.run = self.run, ""
+            self._measure()
+        if self.run:
+            self.kept, self.run = self.run, ""
+        return self
+
+    def answer(self) -> str:
+        """The number kept."""
+        return " " + self.kept
