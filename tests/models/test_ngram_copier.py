@@ -33,7 +33,7 @@ def test_default_copier_answers_every_doc_of_every_copy_family(family, local_sou
     spec = FAMILIES[family]
     options = source_options(family, local_sources)
     for length in spec.lengths:
-        docs = generate_docs(family, length, 1234, spec.default_docs, options)
+        docs = generate_docs(family, length, 1234, spec.default_docs if length <= 1000 else 5, options)  # passkeys
         assert verdicts(family, docs) == [(1.0, True)] * len(docs), f"{family}_{length}"
 
 
