@@ -58,8 +58,14 @@ import copy_tasks  # pip install copy-tasks
 copy_tasks.score(row, answer)               # generation: both rules
 copy_tasks.score_teacher_forced(row, logprob, is_greedy)
 ```
-
+{several}
 `docs/scoring.md` in copy-tasks states the rules family by family."""
+
+SEVERAL_QUESTIONS = """
+A row of {families} asks several questions in turn: `copy_tasks.questions(row)` gives one prompt
+each (the questions before it answered rightly), and `copy_tasks.score(row, answers)` takes the
+list of answers, one per question (`query_accuracy`: the fraction right; `exact_match`: all).
+"""
 
 
 def _size_category(rows: int) -> str:
@@ -190,7 +196,11 @@ def dataset_card(splits: Sequence, metadata: Mapping[str, Any], folder: str = "c
              "Brandfonbrener, Kakade and Malach, *Repeat After Me: Transformers are Better than State Space Models "
              "at Copying*, ICML 2024 (arXiv:2402.01032). One config per family and variant, one split per length "
              "in the family's unit.")
-    scoring = SCORING.format(authors=_listed(name for family in families for name in family.authors_metrics),
-                             partial=_listed(name for family in families for name in family.partial_credit))
+    several = [family.name for family in families if family.queries is not None]
+    authors = _listed(name for family in families for name in family.authors_metrics)
+    scoring = SCORING.format(authors=authors or "none for these families: their sources give no rule for a "
+                                                "generated answer",
+                             partial=_listed(name for family in families for name in family.partial_credit),
+                             several=SEVERAL_QUESTIONS.format(families=_listed(several)) if several else "")
     return "\n\n".join([header(splits) + f"# {PRETTY_NAME}", intro, usage, contents(splits),
                         provenance(splits, metadata), scoring, f"## Citation\n\n```bibtex\n{CITATION}\n```", ""])

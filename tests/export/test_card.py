@@ -59,3 +59,15 @@ def test_the_card_explains_each_family_field_shows_an_example_row_and_names_its_
     assert "query_position / (entries - 1)" in card
     assert '"query_depth": ' in card and '"family": "phonebook_copy"' in card  # the example row
     assert "C4" not in card and "SQuAD" not in card.split("## Scoring")[0]  # neither was exported
+
+
+def test_a_card_of_mqar_says_how_to_ask_its_questions_and_that_it_has_no_authors_rule(tmp_path):
+    from copy_tasks import cli
+
+    cli.main(["export", "mqar", "--lengths", "8", "--docs", "2", "--out", str(tmp_path / "mq")])
+    card = (tmp_path / "mq" / "README.md").read_text()
+    assert "A row of `mqar` asks several questions in turn: `copy_tasks.questions(row)`" in card
+    assert "the authors' rule** (none for these families" in card
+    cli.main(["export", "random_copy", "--lengths", "10", "--docs", "2", "--out", str(tmp_path / "rc")])
+    card = (tmp_path / "rc" / "README.md").read_text()
+    assert "questions(row)" not in card and "the authors' rule** (`authors_exact_match`)" in card
