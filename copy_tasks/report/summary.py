@@ -517,17 +517,18 @@ def position_table(rows: list[dict], family: str, metric: str = "exact_match") -
 
 
 def position_markdown(rows: list[dict]) -> list[str]:
-    """The summary's section on accuracy by where the queried name sits, for each family whose
-    logged samples say (the phone book), under our rule."""
+    """The summary's section on accuracy by where the answer sits, for each family whose logged
+    samples say (the phone books, the passkey), under our rule."""
     parts = []
     for family in FAMILIES:
         table = position_table(rows, family)
         if not table:
             continue
         parts += ["", f"## {family}: exact match by where the answer sits", "",
-                  "Our rule, from the logged samples: the docs split by the queried entry's depth in the book "
-                  "(`query_depth`: first third, middle third, last third), pooled over the lengths run (weighted by "
-                  "docs). A model that loses the middle scores lower there.", "",
+                  "Our rule, from the logged samples: the docs split by where the answer sits in the text (the "
+                  "queried entry in the book, the passkey's sentence; `query_depth`: first third, middle third, "
+                  "last third), pooled over the lengths run (weighted by docs). A model that loses the middle "
+                  "scores lower there.", "",
                   "| model | lengths | beginning | middle | end |", "|---|---|---:|---:|---:|"]
         for entry, thirds in table.items():
             run = sorted({length for _, _, lengths in thirds.values() for length in lengths})
