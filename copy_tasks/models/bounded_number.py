@@ -20,19 +20,23 @@ bits find the passkey at every length.
 from __future__ import annotations
 
 import math
+import re
 
 from copy_tasks.models.bounded_state import READER_CHOICE_BITS, StateOverflow, counter_bits
 from copy_tasks.probes.families.passkey_recall import HEADER
 
 DIGIT_BITS = math.log2(10)
+DIGIT_RUN = re.compile(r"[0-9]+")
 FIXED_CONTROL_BITS = READER_CHOICE_BITS + 1  # which reader; the last character a digit
 
 
 def reads_as_passkey(prompt: str) -> bool:
     """Whether `bounded_state` reads `prompt` with this reader: its first line is the passkey header.
 
-    >>> reads_as_passkey("A passkey is hidden in the text below. Remember it.\\n\\nThe road."), reads_as_passkey("ab")
-    (True, False)
+    >>> reads_as_passkey("The text below holds a passkey, a number. Remember it.\\n\\nThe road.")
+    True
+    >>> reads_as_passkey("ab")
+    False
     """
     return prompt.split("\n", 1)[0] == HEADER
 
@@ -58,16 +62,17 @@ class PasskeyReader:
         self.peak_bits = max(self.peak_bits, bits)
 
     def read(self, text: str) -> PasskeyReader:
-        for char in text:
-            if char.isdigit():
-                self.run += char
+        """Stream `text` through: the state changes only at a digit and at the character after a
+        run of digits, so the runs are found with a regular expression and read digit by digit."""
+        for run in DIGIT_RUN.finditer(text):
+            for digit in run.group():
+                self.run += digit
                 if self.state_bits() > self.bits:  # no room: the run is dropped
                     self.run = ""
-            elif self.run:
+                self._measure()
+            if self.run:  # the character after the run (or the end of the text) ends it
                 self.kept, self.run = self.run, ""
-            self._measure()
-        if self.run:
-            self.kept, self.run = self.run, ""
+                self._measure()
         return self
 
     def answer(self) -> str:

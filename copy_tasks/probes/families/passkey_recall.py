@@ -1,11 +1,13 @@
 """`passkey_recall`: a number hidden once in filler text, asked for at the end: the control.
 
-A header line says that a passkey is hidden in the text; then `L` words of filler, sentences
+A header line says that the text holds a passkey, a number; then `L` words of filler, sentences
 generated here from small word lists (no download, no digits), with one sentence more at a
-seeded depth, `The passkey is {key}.`, the key a number of 5 to 10 digits (its length drawn per
-doc, its first digit not 0); then the question `What is the passkey? The passkey is`, answered
-by ` {key}`. Remembering one number is a summary of the input, which a fixed-size state can keep
-at any length (the paper's own conclusion): a model that fails the phone book at a length but
+seeded depth, `The passkey is the number {key}.`, the key a number of 5 to 10 digits (its length
+drawn per doc, its first digit not 0); then the question `What is the passkey? The passkey is
+the number`, answered by ` {key}`: "the number" leaves a base model no other reading (without it
+Gemma 3 270M went on "a secret code that is used to enter a building"). Remembering one
+number is a summary of the input, which a fixed-size state can keep at any length (the paper's
+own conclusion): a model that fails the phone book at a length but
 passes the passkey at the same prompt length is showing the limit of its state, not of its
 context. Each doc records `query_depth` (where the key sentence sits, 0 at the start of the
 filler, 1 at its end), so the leaderboard gives accuracy by depth. lm-eval's `passkey` task is
@@ -19,8 +21,8 @@ import numpy as np
 from copy_tasks.probes.families.phonebook_copy import leading_number
 from copy_tasks.probes.family import Family, against_target, register
 
-HEADER = "A passkey is hidden in the text below. Remember it."
-QUESTION = "What is the passkey? The passkey is"
+HEADER = "The text below holds a passkey, a number. Remember it."
+QUESTION = "What is the passkey? The passkey is the number"
 KEY_DIGITS = (5, 10)  # shortest and longest key
 ADJECTIVES = ("quiet", "narrow", "old", "bright", "slow", "distant", "warm", "pale", "green", "heavy", "small",
               "open", "empty", "busy", "tall", "wet")
@@ -55,12 +57,12 @@ def make_passkey_doc(rng: np.random.Generator, words: int) -> dict:
     >>> from copy_tasks.probes.seeding import doc_rng
     >>> doc = make_passkey_doc(doc_rng("passkey_recall", "1.0", 20, 1234, 0), 20)
     >>> print(doc["prompt"])
-    A passkey is hidden in the text below. Remember it.
+    The text below holds a passkey, a number. Remember it.
     <BLANKLINE>
     The old bridge leaves the school around the garden. The heavy boat meets the station under \
-the song. The passkey is 9623813. The pale.
+the song. The passkey is the number 9623813. The pale.
     <BLANKLINE>
-    What is the passkey? The passkey is
+    What is the passkey? The passkey is the number
     >>> doc["target"], round(doc["query_depth"], 3)
     ('9623813', 0.667)
     """
@@ -68,7 +70,7 @@ the song. The passkey is 9623813. The pale.
     key = str(int(rng.integers(10 ** (digits - 1), 10**digits)))
     sentences = filler_sentences(rng, words)
     position = int(rng.integers(len(sentences) + 1))  # before sentence `position`; len(sentences): at the end
-    sentences.insert(position, f"The passkey is {key}.")
+    sentences.insert(position, f"The passkey is the number {key}.")
     return {
         "prompt": f"{HEADER}\n\n{' '.join(sentences)}\n\n{QUESTION}",
         "target": key,
@@ -117,5 +119,5 @@ FAMILY = register(Family(
     field_notes=(("query_depth", "where the key sentence sits among the filler's sentences: 0 before the first, "
                                  "1 after the last, for accuracy by depth"),
                  ("key_digits", "how many digits the key has (5 to 10, drawn per doc)")),
-    chat_instruction="A passkey is hidden in the text below. Remember it, and give it when asked.",
+    chat_instruction="The text below holds a passkey, a number. Remember it, and give it when asked.",
 ))

@@ -25,9 +25,8 @@ def test_the_key_occurs_once_among_exactly_l_words_of_filler_at_its_recorded_dep
         assert 5 <= len(key) == doc["key_digits"] <= 10 and key[0] != "0"
         assert re.findall(r"\d+", doc["prompt"]) == [key]  # the only number, once
         sentences = re.findall(r"[^.]+\.", text)
-        needle = sentences.index(f" The passkey is {key}." if sentences[0] != f"The passkey is {key}." else
-                                 f"The passkey is {key}.")
-        assert len(text.split()) - 4 == words  # the key sentence is 4 words
+        needle = [sentence.strip() for sentence in sentences].index(f"The passkey is the number {key}.")
+        assert len(text.split()) - 6 == words  # the key sentence is 6 words
         assert doc["query_depth"] == needle / (len(sentences) - 1) and 0 <= doc["query_depth"] <= 1
 
 
@@ -41,6 +40,6 @@ def test_depths_spread_over_the_text():
     (" 456", 0.0, 3 / 7), (" 45638480", 0.0, 1.0), (" four", 0.0, 0.0),
 ])
 def test_the_answer_is_the_number_it_starts_with(generation, exact, prefix):
-    doc = {"prompt": f"{HEADER}\n\nThe passkey is 4563848.\n\n{QUESTION}", "target": "4563848",
+    doc = {"prompt": f"{HEADER}\n\nThe passkey is the number 4563848.\n\n{QUESTION}", "target": "4563848",
            "continuation": " 4563848"}
     assert PASSKEY.score_both_rules(generation, doc) == {"exact_match": exact, "prefix_match": pytest.approx(prefix)}
