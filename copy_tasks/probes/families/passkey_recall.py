@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from copy_tasks.probes.families.phonebook_copy import leading_number
+from copy_tasks.probes.families.phonebook_copy import score_generation
 from copy_tasks.probes.family import Family, against_target, register
 
 HEADER = "The text below holds a passkey, a number. Remember it."
@@ -80,22 +80,6 @@ the song. The passkey is the number 9623813. The pale.
     }
 
 
-def score_passkey(generation: str, target: str) -> dict[str, float]:
-    """exact_match: the digits the answer starts with (after spaces) are the key; prefix_match:
-    the fraction of its leading digits right.
-
-    >>> score_passkey(" 4563848. Done", "4563848"), score_passkey(" 4563", "4563848")["exact_match"]
-    ({'exact_match': 1.0, 'prefix_match': 1.0}, 0.0)
-    """
-    answer = leading_number(generation)
-    right = 0
-    for got, want in zip(answer, target):
-        if got != want:
-            break
-        right += 1
-    return {"exact_match": float(answer == target), "prefix_match": right / len(target)}
-
-
 def no_authors_rule(generation: str, doc: dict) -> dict[str, float]:
     """The paper has no passkey probe, so there is no authors' rule: no authors' metrics."""
     return {}
@@ -110,7 +94,7 @@ FAMILY = register(Family(
     default_docs=100,
     min_length=1,
     draw_doc=make_passkey_doc,
-    score_one_reading=against_target(score_passkey),
+    score_one_reading=against_target(score_generation),  # the phone book's: the number the answer starts with
     score_authors_rule=no_authors_rule,
     stop_sequences=("\n",),
     scoring_group="passkey",
