@@ -106,6 +106,8 @@ SUITE_LENGTHS = {
     "random_copy": lambda family: SuiteLengths(quick_teacher_forced=up_to(100)(family),
                                                published=up_to(200)(family), chat=up_to(200)(family)),
     "dup_ngram_copy": lambda family: SuiteLengths(quick_teacher_forced=family.lengths, published=family.lengths),
+    # the main job's longest length is 100: the passkey at 100 words only
+    "passkey_recall": lambda family: SuiteLengths(quick_teacher_forced=(100,), published=family.lengths[:3]),
     **dict.fromkeys(("lookup_prefix", "lookup_suffix"), lambda family: SuiteLengths(
         quick_generation=up_to(100)(family), quick_teacher_forced=up_to(100)(family), published=up_to(500)(family))),
 }
