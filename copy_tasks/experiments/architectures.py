@@ -83,16 +83,9 @@ def parameters(model) -> int:
 
 
 def state_bits(model) -> int | None:
-    """The bits of a recurrent model's state at float32, None for a transformer. Mamba-2: layers
-    x heads x head width x state size (its SSM state) plus layers x convolution width x channels
-    (its convolution state); the LSTM: hidden and cell vectors of every layer."""
-    config = model.config
-    if config.model_type == "copy_tasks_lstm":
-        from copy_tasks.models.lstm_lm import state_bits as lstm_bits
+    """The bits of a recurrent model's state at float32 (`copy_tasks.harness.state_size`: for
+    Mamba-2 its SSM and convolution states, for the LSTM the hidden and cell vectors of every
+    layer), None for a transformer."""
+    from copy_tasks.harness.state_size import state_bits as bits_of_config
 
-        return lstm_bits(config)
-    if config.model_type != "mamba2":
-        return None
-    ssm = config.num_hidden_layers * config.num_heads * config.head_dim * config.state_size
-    channels = config.expand * config.hidden_size + 2 * config.n_groups * config.state_size
-    return 32 * (ssm + config.num_hidden_layers * (config.conv_kernel - 1) * channels)
+    return bits_of_config(model.config)

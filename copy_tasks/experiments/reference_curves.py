@@ -14,7 +14,7 @@ import argparse
 from pathlib import Path
 
 from copy_tasks.models.answers import cut_at_stops
-from copy_tasks.models.bounded_state import LETTER_BITS, BoundedStateReader
+from copy_tasks.models.bounded_state import BoundedStateReader, copy_bound
 from copy_tasks.models.ngram_copier import NgramCopier, mode_name
 from copy_tasks.probes.families import FAMILIES
 from copy_tasks.probes.task_docs import generate_docs
@@ -54,11 +54,6 @@ def curves(docs: int, bits: int) -> dict[str, dict[str, dict[int, float]]]:
                for model, generate in models(bits).items()}
         for name, family in FAMILIES.items() if not family.needs_download
     }
-
-
-def bound(bits: int, length: int) -> float:
-    """min(1, 2^B / 26^(L-1)): the most a B-bit state can copy of L symbols, the first given."""
-    return min(1.0, 2 ** (bits - (length - 1) * LETTER_BITS))
 
 
 def bound_curve(docs: int, bits: int) -> dict[int, tuple[float, float]]:

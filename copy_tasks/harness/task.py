@@ -49,6 +49,7 @@ from copy_tasks.harness.lm_eval_internals import (
     without_custom_dataset_hint,
 )
 from copy_tasks.harness.model_info import model_type_of, positions_of, prepared_source
+from copy_tasks.harness.state_size import state_bits_of
 from copy_tasks.probes.decoding import non_greedy
 from copy_tasks.probes.families import family_named
 from copy_tasks.probes.options import Recorded, UserError
@@ -153,7 +154,8 @@ class CopyTask(ConfigurableTask):
         """Learn what the model that will run this task keeps of a prompt (before requests)."""
         self.limits = backend_limits(lm)
         self.overflow, self.budgets, self.prompt_tokens = {}, set(), {}
-        self.config.metadata.update({Recorded.MODEL_TYPE: model_type_of(lm), Recorded.POSITIONS: positions_of(lm)})
+        self.config.metadata.update({Recorded.MODEL_TYPE: model_type_of(lm), Recorded.POSITIONS: positions_of(lm),
+                                     Recorded.STATE_BITS: state_bits_of(lm)})
 
     def metric_names(self) -> list[str]:
         """The metrics this task reports (its YAML's metric_list)."""

@@ -94,6 +94,27 @@ def extend_label(label: str, char: str) -> str:
     return candidate if candidate in LABEL_STATES else OTHER_LABEL
 
 
+def copy_bound(bits: float, length: int) -> float:
+    """min(1, 2^B / 26^(L-1)): the most a B-bit state can copy of L random letters, the first
+    given in the prompt (the paper's Theorem 2.7 over the L - 1 letters written).
+
+    >>> copy_bound(47, 10), round(copy_bound(47, 11), 3), round(copy_bound(47, 12), 3)
+    (1.0, 0.997, 0.038)
+    """
+    return min(1.0, 2 ** (bits - (length - 1) * LETTER_BITS))
+
+
+def copy_bound_length(bits: float, threshold: float = 0.5) -> int:
+    """The longest random string a B-bit state can copy with probability at least `threshold`
+    (the paper's Theorem 2.7): the bound on a fixed-state model's effective length on
+    `random_copy`.
+
+    >>> copy_bound_length(47), copy_bound_length(256), copy_bound_length(1024)
+    (11, 55, 219)
+    """
+    return 1 + int((bits - math.log2(threshold)) // LETTER_BITS)
+
+
 class StateOverflow(RuntimeError):
     """The policy tried to hold more than B bits (a bug: the policy must stay within B)."""
 

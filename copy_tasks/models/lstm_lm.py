@@ -6,7 +6,7 @@ linear head, as in the paper's synthetic experiments. It keeps no cache: each ge
 reads the whole sequence again (the recurrence is linear in its length, and the strings are
 short). A row that is padded on the left, as lm-eval pads prompts for generation, is run with
 its padding moved to the right, so a row's outputs do not depend on its padding. Its state is
-2 x layers x hidden floats (`state_bits`): what a fixed-state model can carry.
+2 x layers x hidden floats (`copy_tasks.harness.state_size`): what a fixed-state model can carry.
 
     >>> import torch
     >>> model = LstmForCausalLM(LstmConfig(vocab_size=5, hidden_size=8, num_hidden_layers=1))
@@ -112,7 +112,3 @@ class LstmForCausalLM(PreTrainedModel, GenerationMixin):
     def _supports_default_dynamic_cache(self) -> bool:
         return False
 
-
-def state_bits(config: LstmConfig) -> int:
-    """Bits of the recurrent state at float32: hidden and cell vectors of every layer."""
-    return 32 * 2 * config.num_hidden_layers * config.hidden_size

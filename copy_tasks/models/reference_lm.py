@@ -88,6 +88,11 @@ class BoundedStateLM(ReferenceLM):
         self.bits = int(bits)
         BoundedStateReader(self.bits)  # validate the args before any task runs
 
+    @property
+    def state_bits(self) -> int:
+        """Its state's size, as the results record it (`copy_tasks.harness.state_size`)."""
+        return self.bits
+
     def _answer(self, prompt: str) -> str:
         reader = PairsReader if reads_as_pairs(prompt) else PasskeyReader if reads_as_passkey(prompt) \
             else BoundedStateReader

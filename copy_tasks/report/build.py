@@ -36,6 +36,7 @@ from copy_tasks.report.plots import all_plots
 from copy_tasks.report.query_accuracy import query_accuracy_markdown
 from copy_tasks.report.results import Problem, find_result_files
 from copy_tasks.report.rows import rows_from_file
+from copy_tasks.report.state_size import state_size_markdown
 from copy_tasks.report.summary import latest_runs, summary_markdown
 from copy_tasks.report.table import (
     LeaderboardFileError,
@@ -155,7 +156,8 @@ def build_leaderboard(inputs: list[Path], out: Path, replace: bool = False,
         report.notes += run_notes
         plots = all_plots(shown)
         summary = summary_markdown(shown, sorted(plots), run_notes, sections,
-                                   [*order_gap_markdown(shown), *query_accuracy_markdown(shown)])
+                                   [*order_gap_markdown(shown), *query_accuracy_markdown(shown),
+                                    *state_size_markdown(shown)])
         page = page_html(shown, plots, run_notes, result_links(read, out), sections,
                          section_plots(out, sections, plots))
         outputs = {out / CSV_NAME: csv_text(merged), **{out / PLOTS / name: png for name, png in plots.items()},

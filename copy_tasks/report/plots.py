@@ -7,7 +7,7 @@ lengths span a factor of 10, else on a linear one (n = 1 to 8). Generation varia
 exact match under our rule (`exact_match`; the summary also tables the authors');
 teacher-forced ones plot bits per character of the target (lower is better), which separates
 models even where exact match is 0. The experiments (training, the reference models' bound):
-`line_plot` of a few `Line`s.
+`line_plot` of a few `Line`s. And the state-size plot (`copy_tasks.report.state_size`).
 """
 
 from __future__ import annotations
@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from copy_tasks.probes.families import FAMILIES
 from copy_tasks.probes.family import GENERATION, TEACHER_FORCED, TEACHER_FORCED_SUFFIX
 from copy_tasks.report.positions import THIRDS
+from copy_tasks.report.state_size import PLOT_NAME as STATE_SIZE_PLOT
+from copy_tasks.report.state_size import state_size_figure
 from copy_tasks.report.summary import curves, position_table, series, visible
 
 LEGEND_MODELS = 20  # more models than this: no legend (the CSV and summary name them)
@@ -168,6 +170,8 @@ def all_plots(rows: list[dict]) -> dict[str, bytes]:
                 plots[f"{family}{suffix}.png"] = png_of(figure)
         if (figure := position_figure(rows, family, styles)) is not None:
             plots[f"{family}_by_position.png"] = png_of(figure)
+    if (figure := state_size_figure(rows, {model: style.colour for model, style in styles.items()})) is not None:
+        plots[STATE_SIZE_PLOT] = png_of(figure)
     return plots
 
 

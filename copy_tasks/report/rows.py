@@ -61,6 +61,10 @@ class LeaderboardRow:
                                "`transformer (Hard-ALiBi)`), `ssm`, `rnn`, `hybrid`, `reference model` or "
                                "`unknown`, from the `model_type` of the model's config")
     model_type: Cell = column("the `model_type` of the model's config")
+    state_bits: Cell = column("the bits of a fixed-size state, as the run recorded them (`copy_tasks_state_bits`: "
+                              "from the config of a Mamba, Mamba-2, RWKV or LSTM at the run's float width, or an "
+                              "analytic model's budget); empty for a model whose memory grows with the prompt "
+                              "(a transformer) or whose state size is not known", numeric=True)
     lm_eval_version: Cell = column("lm-eval's version in the run")
     copy_tasks_version: Cell = column("copy-tasks' version in the run")
     task: str = column("the lm-eval task, `<family>[_tf]_<length>`")
@@ -90,9 +94,12 @@ class LeaderboardRow:
         return asdict(self)
 
 
-SCHEMA_VERSION = "2"
-# Schema 1 had no `name`: a build reads such a CSV and writes it back as schema 2.
-UPGRADABLE_SCHEMAS = {"1": tuple(entry.name for entry in fields(LeaderboardRow) if entry.name != "name")}
+SCHEMA_VERSION = "3"
+# Schema 1 had no `name`, schema 2 no `state_bits`: a build reads such a CSV and writes it back
+# as schema 3.
+ADDED_IN_SCHEMA = {"name": "2", "state_bits": "3"}
+UPGRADABLE_SCHEMAS = {version: tuple(entry.name for entry in fields(LeaderboardRow)
+                                     if ADDED_IN_SCHEMA.get(entry.name, "1") <= version) for version in ("1", "2")}
 COLUMNS = ("schema_version", *(entry.name for entry in fields(LeaderboardRow)))
 NUMERIC_COLUMNS = frozenset(entry.name for entry in fields(LeaderboardRow) if entry.metadata["numeric"])
 
@@ -105,7 +112,7 @@ def column_table() -> str:
     """
     lines = ["| column | holds |", "|---|---|",
              f"| `schema_version` | the CSV's schema, `{SCHEMA_VERSION}`; a build upgrades a CSV of schema 1 (which "
-             "had no `name`) and refuses any other |"]
+             "had no `name` and no `state_bits`) or 2 (no `state_bits`) and refuses any other |"]
     for entry in fields(LeaderboardRow):
         meaning = entry.metadata["meaning"].replace("|", "\\|")  # a `|` would end the Markdown cell
         lines.append(f"| `{entry.name}` | {meaning} |")
@@ -159,7 +166,7 @@ def _number(value: Any) -> float | None:
 
 
 def _count(value: Any) -> int | str:
-    """A count (n, seed, overflowed docs, parameters) as a non-negative int, or empty."""
+    """A count (n, seed, overflowed docs, parameters, state bits) as a non-negative int, or empty."""
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 2**63:
         return ""
     return value
@@ -402,7 +409,7 @@ def _task_cells(path: Path, data: dict, model: str, task: str,
         "model_source": _scalar(metadata.get(Recorded.MODEL_SOURCE)), "backend": backend,
         "dtype": str(config.get("model_dtype") or ""), "parameters": _count(config.get("model_num_parameters")) or "",
         "architecture": architecture(backend, model_type or None, _scalar(metadata.get(Recorded.POSITIONS)) or None),
-        "model_type": model_type,
+        "model_type": model_type, "state_bits": _count(metadata.get(Recorded.STATE_BITS)),
         "lm_eval_version": _scalar(data.get("lm_eval_version")),
         "copy_tasks_version": _scalar(metadata.get(Recorded.VERSION)),
         "task": task, "family": family_name, "variant": variant,

@@ -8,10 +8,10 @@ from __future__ import annotations
 import pytest
 
 from copy_tasks.experiments import reference_curves
+from copy_tasks.models.bounded_state import copy_bound
 from copy_tasks.experiments.reference_curves import (
     PLOT_NAME,
     SEED,
-    bound,
     bound_plot,
     bounded_state_answer,
     exact_match,
@@ -36,7 +36,7 @@ FIVE_GRAM_LOOKUP = "ngram_copier, 5-gram lookup (words; Theorem 2.3)"
     (276, 60, 2**276 / 26**59),  # 59 letters are 277.3 bits: 2^-1.33 = 0.40
 ])
 def test_the_bound_hand_worked(bits, length, expected):
-    assert bound(bits, length) == pytest.approx(expected, rel=1e-12)
+    assert copy_bound(bits, length) == pytest.approx(expected, rel=1e-12)
 
 
 def test_the_reference_models_are_named_by_their_modes_and_bits():
@@ -74,7 +74,7 @@ def test_276_bits_copy_54_symbols_and_not_60():
     answer = lambda prompt, until, budget: bounded_state_answer(prompt, until, 276)  # noqa: E731
     assert exact_match("random_copy", 54, 3, answer) == 1.0
     assert exact_match("random_copy", 60, 3, answer) == 0.0
-    assert bound(276, 54) == 1.0 and bound(276, 60) > 0.0  # the bound allows what the reader cannot do
+    assert copy_bound(276, 54) == 1.0 and copy_bound(276, 60) > 0.0  # the bound allows what the reader cannot do
 
 
 TABLE = {"random_copy": {"copier": {10: 1.0, 20: 1.0, 50: 0.5, 100: 1 / 3, 200: 0.0, 500: 0.0, 1000: 0.0}}}

@@ -12,7 +12,8 @@ import math
 import pytest
 import torch
 
-from copy_tasks.models.lstm_lm import MODEL_TYPE, LstmConfig, LstmForCausalLM, shift_rows, state_bits
+from copy_tasks.harness.state_size import state_bits
+from copy_tasks.models.lstm_lm import MODEL_TYPE, LstmConfig, LstmForCausalLM, shift_rows
 
 VOCAB = 7
 PAD = 0

@@ -125,7 +125,7 @@ def test_a_schema_1_csv_is_upgraded_with_every_row_kept(tmp_path):
     write_results(tmp_path / "new", "smollm2", GOOD, date="2026-11-05T10:00:00")
     build_leaderboard([tmp_path / "new"], tmp_path / "out")
     rows = read_rows(tmp_path / "out")
-    assert {row["schema_version"] for row in rows} == {"2"}
+    assert {row["schema_version"] for row in rows} == {"3"}
     assert {(row["model"], row["name"]) for row in rows} == {(CACHE_PATH, "gemma-3-270m"), ("smollm2", "smollm2")}
     kept = [{key: value for key, value in row.items() if key not in ("schema_version", "name")}
             for row in rows if row["model"] == CACHE_PATH]

@@ -233,5 +233,5 @@ def test_an_existing_csv_of_another_schema_is_left_untouched(tmp_path, capsys):
     with pytest.raises(SystemExit) as exit_info:
         main([str(tmp_path / "in"), "--out", str(out)])
     assert exit_info.value.code == 2
-    assert "columns are not those of leaderboard schema 2" in capsys.readouterr().err
+    assert "columns are not those of leaderboard schema 3" in capsys.readouterr().err
     assert (out / "leaderboard.csv").read_text() == "model,score\nx,1\n"

@@ -1,0 +1,106 @@
+"""The size in bits of a fixed-size state: what a recurrent model carries from one token to the
+next, whatever the length of what it has read. A transformer has none (its cache grows with
+the prompt), and neither does the n-gram copier; the leaderboard's `state_bits` column is empty
+for them.
+
+How each is counted, per layer, from the model's config (numbers the recurrence needs to go on,
+times `float_bits` of the run's dtype):
+
+| `model_type` | numbers per layer |
+|---|---|
+| `mamba` (HF Mamba-1) | `intermediate_size` x `state_size` (SSM) + `intermediate_size` x (`conv_kernel` - 1) (convolution) |
+| `mamba2` (HF Mamba-2) | `num_heads` x `head_dim` x `state_size` (SSM) + (`expand` x `hidden_size` + 2 x `n_groups` x `state_size`) x (`conv_kernel` - 1) (convolution) |
+| `rwkv` (HF RWKV-4) | 3 x `attention_hidden_size` (numerator, denominator, maximum) + 2 x `hidden_size` (token shifts) |
+| `rwkv7` (fla's RWKV-7) | `num_heads` x `head_dim` x `head_dim` (WKV) + 2 x `hidden_size` (token shifts) |
+| `copy_tasks_lstm` (ours) | 2 x `hidden_size` (hidden and cell vectors) |
+
+HF keeps `conv_kernel` inputs in its convolution cache; the oldest is never read again, so
+`conv_kernel - 1` are counted. An analytic model with a bit budget (`bounded_state`) says its
+own (`state_bits` on the model).
+
+    >>> from types import SimpleNamespace as Config
+    >>> state_bits(Config(model_type="copy_tasks_lstm", hidden_size=256, num_hidden_layers=6))
+    98304
+    >>> state_bits(Config(model_type="mamba", hidden_size=768, intermediate_size=1536, state_size=16,
+    ...                   conv_kernel=4, num_hidden_layers=24), "bfloat16")
+    11206656
+    >>> state_bits(Config(model_type="llama")) is None, float_bits("torch.float16"), float_bits(None)
+    (True, 16, 32)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from copy_tasks.harness.lm_eval_internals import hf_config, unwrap_model
+
+FLOAT_BITS = {"float16": 16, "half": 16, "bfloat16": 16, "float64": 64, "double": 64}
+DEFAULT_FLOAT_BITS = 32  # a float, where the dtype says nothing else
+
+
+def float_bits(dtype) -> int:
+    """The bits of one number of a model run in `dtype` (`torch.bfloat16`, "float16", "auto",
+    None, ...): 16 or 64 where the dtype says so, else 32."""
+    name = str(dtype or "").removeprefix("torch.").strip().lower()
+    return FLOAT_BITS.get(name, DEFAULT_FLOAT_BITS)
+
+
+def _mamba(config) -> int:
+    inner = getattr(config, "intermediate_size", None) or config.expand * config.hidden_size
+    return inner * config.state_size + inner * (config.conv_kernel - 1)
+
+
+def _mamba2(config) -> int:
+    channels = config.expand * config.hidden_size + 2 * config.n_groups * config.state_size
+    return config.num_heads * config.head_dim * config.state_size + channels * (config.conv_kernel - 1)
+
+
+def _rwkv(config) -> int:
+    return 3 * (getattr(config, "attention_hidden_size", None) or config.hidden_size) + 2 * config.hidden_size
+
+
+def _rwkv7(config) -> int:
+    head_dim = getattr(config, "head_dim", None) or 64
+    heads = getattr(config, "num_heads", None) or config.hidden_size // head_dim
+    return heads * head_dim * head_dim + 2 * config.hidden_size
+
+
+def _lstm(config) -> int:
+    return 2 * config.hidden_size
+
+
+NUMBERS_PER_LAYER: dict[str, Callable] = {
+    "mamba": _mamba, "mamba2": _mamba2, "rwkv": _rwkv, "rwkv7": _rwkv7, "copy_tasks_lstm": _lstm,
+}
+
+
+def state_numbers(config) -> int | None:
+    """The numbers in the state of a model of a known recurrent `model_type`, else None (a
+    transformer, a hybrid, an architecture we do not know, a config missing a field we need)."""
+    per_layer = NUMBERS_PER_LAYER.get(getattr(config, "model_type", None))
+    if per_layer is None:
+        return None
+    try:
+        return int(per_layer(config)) * int(config.num_hidden_layers)
+    except (AttributeError, TypeError):
+        return None
+
+
+def state_bits(config, dtype=None) -> int | None:
+    """`state_numbers` times `float_bits(dtype)`; None where the state has no fixed size we know."""
+    numbers = state_numbers(config)
+    return None if numbers is None else numbers * float_bits(dtype)
+
+
+def state_bits_of(lm) -> int | None:
+    """The state size of the live model lm-eval runs: an analytic model's own `state_bits`, else
+    from its HF config and the dtype of its weights."""
+    model = unwrap_model(lm)
+    own = getattr(model, "state_bits", None)
+    if isinstance(own, int) and not isinstance(own, bool):
+        return own
+    config = hf_config(model)
+    if config is None:
+        return None
+    weights = getattr(model, "model", None)
+    return state_bits(config, getattr(weights, "dtype", None) or getattr(config, "torch_dtype", None))

@@ -1,0 +1,159 @@
+"""The state-size axis: how far a model with a fixed-size state recalls, against the bits of
+that state.
+
+Every model whose runs recorded `state_bits` (a Mamba, Mamba-2, RWKV or LSTM from its config,
+`bounded_state` from its budget: `copy_tasks.harness.state_size`) is a point per family and
+variant: its effective length (`summary.effective_length`, exact match under our rule for the
+generation variant, greedy exact match for the teacher-forced one). The summary tables them,
+and `plots/state_size.png` draws them, one panel per family: each model a marker, the budgets
+of `bounded_state` joined by a line (what a reader that keeps exactly what fits reaches with
+those bits), and on `random_copy` the longest string a state of B bits can copy by the paper's
+Theorem 2.7 (`models.bounded_state.copy_bound_length`). An effective length under the shortest
+length run is drawn at half that length (a downward marker); one that reaches the longest
+length run is a lower bound (an upward marker).
+
+    >>> row = lambda model, bits, length, value: {"name": model, "flags": "", "family": "random_copy",
+    ...     "variant": "generation", "metric": "exact_match", "value": value, "stderr": "0", "length": length,
+    ...     "state_bits": bits}
+    >>> rows = [row("bounded_state(bits=64)", "64", "10", "1.0"), row("bounded_state(bits=64)", "64", "20", "0.0")]
+    >>> [(p.model, p.bits, p.score.effective) for p in state_points(rows)["random_copy"]]
+    [('bounded_state(bits=64)', 64, 10)]
+    >>> print(state_size_markdown(rows)[-1])
+    | bounded_state\\(bits=64\\) | generation | 64 | 10 |
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+from copy_tasks.models.bounded_state import copy_bound_length
+from copy_tasks.probes.families import FAMILIES
+from copy_tasks.probes.family import GENERATION, TEACHER_FORCED, VARIANTS
+from copy_tasks.report.summary import Score, cell_number, curves, markdown_text, series
+
+PLOT_NAME = "state_size.png"
+METRIC = "exact_match"
+BOUNDED_STATE = "bounded_state"
+BOUND_FAMILY = "random_copy"  # where Theorem 2.7's bound applies as the paper states it
+
+
+@dataclass(frozen=True)
+class StatePoint:
+    """One model (in its setting) on one family and variant, with its state's bits."""
+
+    model: str
+    variant: str
+    bits: int
+    score: Score
+
+    @property
+    def is_bounded_state(self) -> bool:
+        return self.model.startswith(BOUNDED_STATE)
+
+
+def recorded_bits(rows: list[dict]) -> dict[tuple[str, str, str], int]:
+    """(series, family, variant) -> the state bits its rows record, where they record one value."""
+    found = defaultdict(set)
+    for row in rows:
+        bits = cell_number(row.get("state_bits", ""))
+        if bits is not None and bits > 0:
+            found[(series(row), row["family"], row["variant"])].add(int(bits))
+    return {key: values.pop() for key, values in found.items() if len(values) == 1}
+
+
+def state_points(rows: list[dict]) -> dict[str, list[StatePoint]]:
+    """family -> the points of every model with a recorded state size, in family order."""
+    bits_of = recorded_bits(rows)
+    points = {}
+    for family in FAMILIES:
+        found = [StatePoint(model, variant, bits_of[(model, family, variant)],
+                            Score(tuple((length, value) for length, value, _ in curve)))
+                 for variant in VARIANTS for model, curve in curves(rows, family, variant, METRIC).items()
+                 if (model, family, variant) in bits_of and curve]
+        if found:
+            points[family] = sorted(found, key=lambda p: (p.variant, p.bits, p.model))
+    return points
+
+
+def state_size_markdown(rows: list[dict]) -> list[str]:
+    """The summary's section: per model and variant, its state bits and effective length on
+    each family it ran; nothing when no run recorded a state size."""
+    points = state_points(rows)
+    if not points:
+        return []
+    families = list(points)
+    table: dict[tuple[str, str, int], dict[str, str]] = defaultdict(dict)
+    for family, found in points.items():
+        for point in found:
+            table[(point.model, point.variant, point.bits)][family] = point.score.shown_effective
+    lines = ["", "## State size", "",
+             "Models with a fixed-size state (the `state_bits` column: from the config of a Mamba, Mamba-2, RWKV or "
+             "LSTM at the run's float width, `bounded_state`'s budget) and their effective length per family "
+             f"(exact match under our rule, teacher-forced: greedy exact match). `{BOUND_FAMILY}` is bounded by the "
+             "paper's Theorem 2.7: a state of B bits copies at most 1 + (B + 1) / log2(26) random letters with "
+             "probability 1/2 or more. A transformer has no such state and no row here. The plot: "
+             f"`plots/{PLOT_NAME}`.", "",
+             "| model | variant | state bits | " + " | ".join(families) + " |",
+             "|---|---|---:|" + "---:|" * len(families)]
+    for (model, variant, bits), cells in sorted(table.items(), key=lambda item: (item[0][1], item[0][2], item[0][0])):
+        lines.append("| " + " | ".join([markdown_text(model), variant, f"{bits:,}",
+                                        *(cells.get(family, "-") for family in families)]) + " |")
+    return lines
+
+
+def _drawn_length(score: Score) -> tuple[float, str]:
+    """Where a point sits on the length axis and its marker: `v` under the shortest length,
+    `^` at the longest (at least that), `o` between."""
+    shortest, longest = score.points[0][0], score.points[-1][0]
+    if score.effective is None:
+        return shortest / 2, "v"
+    return score.effective, "^" if score.effective == longest else "o"
+
+
+def state_size_figure(rows: list[dict], colours: dict[str, str] | None = None):
+    """The state-size plot (a matplotlib `Figure`), or None when no run recorded a state size."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib import pyplot
+
+    points = state_points(rows)
+    if not points:
+        return None
+    columns = min(3, len(points))
+    rows_of_panels = -(-len(points) // columns)
+    figure, grid = pyplot.subplots(rows_of_panels, columns, figsize=(4.2 * columns, 3.4 * rows_of_panels),
+                                   dpi=100, squeeze=False)
+    colours = colours or {}
+    for axes, (family, found) in zip(grid.flat, points.items()):
+        for variant, dashed in ((GENERATION, "-"), (TEACHER_FORCED, "--")):
+            line = [p for p in found if p.is_bounded_state and p.variant == variant]
+            if line:
+                axes.plot([p.bits for p in line], [_drawn_length(p.score)[0] for p in line], dashed, color="grey",
+                          label=f"{BOUNDED_STATE} ({variant})")
+        for point in found:
+            length, marker = _drawn_length(point.score)
+            colour = "grey" if point.is_bounded_state else colours.get(point.model, "#1f77b4")
+            label = None if point.is_bounded_state else f"{point.model} ({point.variant})".replace("$", r"\$")
+            axes.plot([point.bits], [length], marker=marker, color=colour, linestyle="none", markersize=6,
+                      alpha=0.8, label=label)
+        if family == BOUND_FAMILY:
+            bits = sorted({p.bits for p in found})
+            span = [bits[0] / 2, bits[-1] * 2]
+            axes.plot(span, [copy_bound_length(b) for b in span], ":", color="black", label="Theorem 2.7 bound")
+        axes.set_xscale("log")
+        axes.set_yscale("log")
+        axes.set_title(family, fontsize=10)
+        axes.set_xlabel("state bits")
+        axes.set_ylabel(f"effective length ({FAMILIES[family].unit})")
+        axes.grid(True, which="both", alpha=0.3)
+    for axes in list(grid.flat)[len(points):]:
+        axes.set_visible(False)
+    handles = {}
+    for axes in grid.flat:
+        for handle, label in zip(*axes.get_legend_handles_labels()):
+            handles.setdefault(label, handle)
+    figure.legend(list(handles.values()), list(handles), fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    figure.tight_layout()
+    return figure
