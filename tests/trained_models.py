@@ -18,15 +18,16 @@ QUICK = RECIPES["quick"]
 
 @pytest.fixture(scope="module")
 def trained(tmp_path_factory):
-    """Each architecture after a quick training on the copy task, and the logits it computes."""
+    """Each architecture after a quick training on the copy task, the logits it computes, and
+    its training summary."""
     out = tmp_path_factory.mktemp("trained")
     tokens = torch.tensor([char_tokenizer()("$abcde|abc")["input_ids"]])
-    logits = {}
+    logits, summaries = {}, {}
     for architecture in ARCHITECTURES:
-        train(architecture, "copy", 0, QUICK, out)
+        summaries[architecture] = train(architecture, "copy", 0, QUICK, out)
         from transformers import AutoModelForCausalLM
 
         with torch.no_grad():
             model = AutoModelForCausalLM.from_pretrained(out / "copy" / architecture / "seed-0" / "final").eval()
             logits[architecture] = model(tokens).logits
-    return out, tokens, logits
+    return out, tokens, logits, summaries

@@ -14,7 +14,7 @@ import argparse
 from pathlib import Path
 
 from copy_tasks.models.answers import cut_at_stops
-from copy_tasks.models.bounded_state import BoundedStateReader, copy_bound
+from copy_tasks.models.bounded_state import BoundedStateReader
 from copy_tasks.models.ngram_copier import NgramCopier, mode_name
 from copy_tasks.probes.families import FAMILIES
 from copy_tasks.probes.task_docs import generate_docs

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 
 import pytest
@@ -42,6 +43,18 @@ def test_copy_tasks_run_with_the_bounded_state_model(tmp_path):
         cwd=tmp_path,
     )
     assert result.returncode == 0, result.stderr[-3000:]
-    results = read_results(tmp_path / "out")[0]["results"]
+    recorded = read_results(tmp_path / "out")[0]
+    results = recorded["results"]
     assert [results[t]["exact_match,none"] for t in ("random_copy_20", "random_copy_100", "random_copy_tf_20",
                                                      "lookup_prefix_tf_1000")] == [1.0, 0.0, 1.0, 1.0]
+    assert {config["metadata"]["copy_tasks_state_bits"] for config in recorded["configs"].values()} == {BITS_50}
+    # the leaderboard puts its budget in the state_bits column and on the state-size axis
+    made = run_command(["copy-tasks", "leaderboard", str(tmp_path / "out"), "--out", str(tmp_path / "board")],
+                       cwd=tmp_path)
+    assert made.returncode == 0, made.stderr[-2000:]
+    with (tmp_path / "board" / "leaderboard.csv").open(newline="") as handle:
+        assert {row["state_bits"] for row in csv.DictReader(handle)} == {str(BITS_50)}
+    summary = (tmp_path / "board" / "summary.md").read_text()
+    # families in name order: random_copy passes 20 and fails 100; lookup_prefix ran teacher-forced only
+    assert "| bounded_state\\(bits=276\\) \\[limit=5\\] | generation | 276 | - | 20 |" in summary
+    assert (tmp_path / "board" / "plots" / "state_size.png").stat().st_size > 0

@@ -8,7 +8,6 @@ from __future__ import annotations
 import pytest
 
 from copy_tasks.experiments import reference_curves
-from copy_tasks.models.bounded_state import copy_bound
 from copy_tasks.experiments.reference_curves import (
     PLOT_NAME,
     SEED,
@@ -18,6 +17,7 @@ from copy_tasks.experiments.reference_curves import (
     models,
     page,
 )
+from copy_tasks.models.bounded_state import copy_bound
 from copy_tasks.probes.task_docs import task_rows
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"

@@ -13,6 +13,7 @@ from conftest import offline_env
 from copy_tasks.experiments.training import (
     ARCHITECTURES,
 )
+from copy_tasks.harness.state_size import state_bits_of
 
 LOAD_WITHOUT_OUR_CODE = """
 import sys
@@ -29,11 +30,14 @@ else:
 def test_lm_eval_loads_each_saved_architecture_as_trained(trained):
     from lm_eval.models.huggingface import HFLM
 
-    out, tokens, logits = trained
+    out, tokens, logits, summaries = trained
     for architecture in ARCHITECTURES:
         lm = HFLM(pretrained=str(out / "copy" / architecture / "seed-0" / "final"), device="cpu", batch_size=1)
         with torch.no_grad():
             assert torch.allclose(lm.model(tokens).logits, logits[architecture], atol=1e-5), architecture
+        # what a run records of the loaded model is what the training counted (None: a transformer)
+        assert state_bits_of(lm) == summaries[architecture]["state_bits"], architecture
+    assert summaries["lstm"]["state_bits"] and summaries["mamba2"]["state_bits"]
 
 
 @pytest.mark.parametrize("architecture, model_type", [("transformer-hard-alibi", "copy_tasks_hard_alibi"),

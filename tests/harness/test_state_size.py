@@ -1,0 +1,94 @@
+"""The bits of a fixed-size state (`copy_tasks.harness.state_size`): counted from real configs,
+checked against the state the HF models really keep, and recorded for the live model a run has."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+import torch
+import transformers
+
+from copy_tasks.harness.state_size import float_bits, state_bits, state_bits_of, state_numbers
+from copy_tasks.models.lstm_lm import LstmConfig
+from copy_tasks.models.reference_lm import BoundedStateLM, NgramCopierLM
+
+TOKENS = torch.tensor([[1, 2, 3, 4, 5, 6]])
+
+
+def tiny_mamba():
+    return transformers.MambaConfig(vocab_size=16, hidden_size=8, state_size=4, num_hidden_layers=2, conv_kernel=3,
+                                    expand=2)
+
+
+def tiny_mamba2():
+    return transformers.Mamba2Config(vocab_size=16, hidden_size=8, state_size=4, num_hidden_layers=2, conv_kernel=3,
+                                     expand=2, head_dim=4, num_heads=4, n_groups=1)
+
+
+def tiny_rwkv():
+    return transformers.RwkvConfig(vocab_size=16, hidden_size=8, num_hidden_layers=2, intermediate_size=16)
+
+
+def test_hand_worked_counts_of_each_architecture():
+    # Mamba: 2 layers x (16 inner x 4 state + 16 inner x (3 - 1) convolution inputs)
+    assert state_numbers(tiny_mamba()) == 2 * (16 * 4 + 16 * 2) == 192
+    # Mamba-2: 2 layers x (4 heads x 4 x 4 state + (16 + 2 x 1 x 4) channels x 2 inputs)
+    assert state_numbers(tiny_mamba2()) == 2 * (4 * 4 * 4 + 24 * 2) == 224
+    # RWKV-4: 2 layers x (3 x 8 attention numbers + 2 x 8 token shifts)
+    assert state_numbers(tiny_rwkv()) == 2 * (3 * 8 + 2 * 8) == 80
+    # fla's RWKV-7 (no config class here): 24 layers x (32 heads x 64 x 64 + 2 x 2048)
+    rwkv7 = SimpleNamespace(model_type="rwkv7", hidden_size=2048, head_dim=64, num_heads=None, num_hidden_layers=24)
+    assert state_numbers(rwkv7) == 24 * (32 * 64 * 64 + 2 * 2048)
+    assert state_bits(LstmConfig(hidden_size=256, num_hidden_layers=6)) == 32 * 2 * 6 * 256 == 98_304
+
+
+@pytest.mark.parametrize("config", [transformers.LlamaConfig(), transformers.GPTNeoXConfig(),
+                                    SimpleNamespace(model_type="mamba2", hidden_size=8),  # fields missing
+                                    SimpleNamespace(model_type="jamba", hidden_size=8), None],
+                         ids=["llama", "gpt_neox", "mamba2-incomplete", "jamba", "none"])
+def test_a_transformer_a_hybrid_and_a_config_we_cannot_read_have_no_state_size(config):
+    assert state_numbers(config) is None and state_bits(config, "float32") is None
+
+
+@pytest.mark.parametrize(("dtype", "bits"), [(torch.bfloat16, 16), ("torch.float16", 16), ("half", 16),
+                                             (torch.float64, 64), (torch.float32, 32), ("auto", 32), (None, 32)])
+def test_a_number_is_32_bits_unless_the_dtype_says_otherwise(dtype, bits):
+    assert float_bits(dtype) == bits
+    assert state_bits(tiny_mamba2(), dtype) == 224 * bits
+
+
+def cached_numbers(model) -> int:
+    """The numbers the model's own cache holds after a prompt, one sequence, without the oldest
+    input of each convolution window (never read again)."""
+    with torch.no_grad():
+        out = model(TOKENS, use_cache=True)
+    if getattr(out, "state", None) is not None:  # RWKV-4: 5 tensors of (batch, hidden, layers)
+        return sum(tensor[0].numel() for tensor in out.state)
+    cache = out.cache if getattr(out, "cache", None) is not None else out.cache_params
+    total = 0
+    for layer in range(model.config.num_hidden_layers):
+        conv, recurrent = cache.get_conv_state(layer), cache.get_recurrent_state(layer)
+        total += conv.shape[1] * (conv.shape[2] - 1) + recurrent[0].numel()
+    return total
+
+
+@pytest.mark.parametrize("config", [tiny_mamba(), tiny_mamba2(), tiny_rwkv()], ids=lambda c: c.model_type)
+def test_the_count_is_the_state_the_hf_model_keeps(config):
+    torch.manual_seed(0)
+    model = transformers.AutoModelForCausalLM.from_config(config).eval()
+    assert cached_numbers(model) == state_numbers(config)
+
+
+def test_a_live_model_reports_its_weights_dtype_and_an_analytic_model_its_budget():
+    model = transformers.AutoModelForCausalLM.from_config(tiny_mamba2()).to(torch.bfloat16)
+    hf_like = SimpleNamespace(config=model.config, model=model)  # what lm-eval's HFLM exposes
+    assert state_bits_of(hf_like) == 224 * 16
+    caching = type("CachingLM", (), {})()  # lm-eval's --use_cache wrapper around the model
+    caching.lm = hf_like
+    assert state_bits_of(caching) == 224 * 16
+    assert state_bits_of(BoundedStateLM(bits=1024)) == 1024
+    assert state_bits_of(NgramCopierLM()) is None  # it keeps the whole prompt
+    transformer = transformers.AutoModelForCausalLM.from_config(transformers.GPTNeoXConfig(
+        vocab_size=16, hidden_size=8, num_hidden_layers=1, num_attention_heads=2, intermediate_size=16))
+    assert state_bits_of(SimpleNamespace(config=transformer.config, model=transformer)) is None
