@@ -14,7 +14,7 @@ import argparse
 from pathlib import Path
 
 from copy_tasks.models.answers import cut_at_stops
-from copy_tasks.models.bounded_state import BoundedStateReader
+from copy_tasks.models.bounded_state import BoundedStateReader, copy_bound
 from copy_tasks.models.ngram_copier import NgramCopier, mode_name
 from copy_tasks.probes.families import FAMILIES
 from copy_tasks.probes.task_docs import generate_docs
@@ -59,7 +59,7 @@ def curves(docs: int, bits: int) -> dict[str, dict[str, dict[int, float]]]:
 def bound_curve(docs: int, bits: int) -> dict[int, tuple[float, float]]:
     """{L: (bounded_state's exact match on random_copy, the bound)} for L from 2 to 100."""
     answer = lambda prompt, until, budget: bounded_state_answer(prompt, until, bits)  # noqa: E731
-    return {length: (exact_match("random_copy", length, docs, answer), bound(bits, length))
+    return {length: (exact_match("random_copy", length, docs, answer), copy_bound(bits, length))
             for length in FINE_LENGTHS}
 
 

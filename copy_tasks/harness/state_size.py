@@ -8,11 +8,13 @@ times `float_bits` of the run's dtype):
 
 | `model_type` | numbers per layer |
 |---|---|
-| `mamba` (HF Mamba-1) | `intermediate_size` x `state_size` (SSM) + `intermediate_size` x (`conv_kernel` - 1) (convolution) |
-| `mamba2` (HF Mamba-2) | `num_heads` x `head_dim` x `state_size` (SSM) + (`expand` x `hidden_size` + 2 x `n_groups` x `state_size`) x (`conv_kernel` - 1) (convolution) |
-| `rwkv` (HF RWKV-4) | 3 x `attention_hidden_size` (numerator, denominator, maximum) + 2 x `hidden_size` (token shifts) |
-| `rwkv7` (fla's RWKV-7) | `num_heads` x `head_dim` x `head_dim` (WKV) + 2 x `hidden_size` (token shifts) |
-| `copy_tasks_lstm` (ours) | 2 x `hidden_size` (hidden and cell vectors) |
+| `mamba` (HF Mamba-1) | I x S (SSM) + I x (K - 1) (convolution) |
+| `mamba2` (HF Mamba-2) | heads x `head_dim` x S (SSM) + (`expand` x H + 2 x `n_groups` x S) x (K - 1) |
+| `rwkv` (HF RWKV-4) | 3 x `attention_hidden_size` (numerator, denominator, maximum) + 2 x H (shifts) |
+| `rwkv7` (fla's RWKV-7) | heads x `head_dim` x `head_dim` (WKV) + 2 x H (token shifts) |
+| `copy_tasks_lstm` (ours) | 2 x H (hidden and cell vectors) |
+
+(H: `hidden_size`, I: `intermediate_size`, S: `state_size`, K: `conv_kernel`.)
 
 HF keeps `conv_kernel` inputs in its convolution cache; the oldest is never read again, so
 `conv_kernel - 1` are counted. An analytic model with a bit budget (`bounded_state`) says its
