@@ -14,6 +14,17 @@ times, so guessing one entry to keep does not pass.
 The authors of Zoology score MQAR only inside their training harness (argmax at each value
 position, on token ids); there is no rule of theirs for a generated answer, so this family has
 no authors' metric.
+
+`copy_tasks_mqar_format=zoology` writes the doc as Zoology's token sequences, for models trained
+on them (`copy-tasks train`'s `mqar` task): every key and every value one symbol, keys and values
+from two disjoint vocabularies (Zoology splits its token ids in half; here 512 key symbols,
+CJK ideographs from U+4E00, and 512 value symbols, Hangul syllables from U+AC00), the pairs
+written key, value, key, value with nothing between, then the queries, each a bare key whose
+answer is the next symbol. Zoology places its queries at gaps drawn from a power law, filled with
+random tokens; here they follow one another with no filler (Zoology with every gap 0), so that
+the prompt of query i is query i - 1's answered. The keys, values and queried positions are
+drawn from the same seeded stream as the natural format's, but as symbols, so the two formats'
+docs are not the same pairs.
 """
 
 from __future__ import annotations
@@ -23,11 +34,18 @@ import numpy as np
 from copy_tasks.probes.chat import after_first_block
 from copy_tasks.probes.families.phonebook_copy import leading_number
 from copy_tasks.probes.family import Family, register
+from copy_tasks.probes.options import ChoiceOption
 
 KEY_LETTERS = 4
 VALUES = (1000, 10_000)  # 4-digit values
 QUERIES = 8
 LETTERS = np.frombuffer(b"abcdefghijklmnopqrstuvwxyz", dtype=np.uint8)
+FORMATS = ("natural", "zoology")
+MQAR_FORMAT = ChoiceOption("copy_tasks_mqar_format", "fmt", "the mqar prompt format", default="natural",
+                           choices=FORMATS)
+ZOOLOGY_SYMBOLS = 512  # key symbols, and as many value symbols
+ZOOLOGY_KEYS = tuple(chr(0x4E00 + i) for i in range(ZOOLOGY_SYMBOLS))  # CJK ideographs
+ZOOLOGY_VALUES = tuple(chr(0xAC00 + i) for i in range(ZOOLOGY_SYMBOLS))  # Hangul syllables
 
 
 def _draw_keys(rng: np.random.Generator, count: int) -> list[str]:
@@ -39,7 +57,17 @@ def _draw_keys(rng: np.random.Generator, count: int) -> list[str]:
     return list(keys)[:count]
 
 
-def make_mqar_doc(rng: np.random.Generator, pairs: int) -> dict:
+def _draw_zoology(rng: np.random.Generator, pairs: int) -> tuple[list[str], list[str]]:
+    """`pairs` distinct key symbols and `pairs` distinct value symbols (Zoology's vocabularies)."""
+    if pairs > ZOOLOGY_SYMBOLS:
+        raise ValueError(f"copy_tasks_mqar_format=zoology has {ZOOLOGY_SYMBOLS} key symbols, so at most "
+                         f"{ZOOLOGY_SYMBOLS} pairs, got {pairs}")
+    keys = rng.choice(ZOOLOGY_SYMBOLS, size=pairs, replace=False).tolist()
+    values = rng.choice(ZOOLOGY_SYMBOLS, size=pairs, replace=False).tolist()
+    return [ZOOLOGY_KEYS[i] for i in keys], [ZOOLOGY_VALUES[i] for i in values]
+
+
+def make_mqar_doc(rng: np.random.Generator, pairs: int, fmt: str = "natural") -> dict:
     """One doc of `pairs` key-value lines and QUERIES queries; the doc is the first query's request.
 
     >>> from copy_tasks.probes.seeding import doc_rng
@@ -61,19 +89,35 @@ def make_mqar_doc(rng: np.random.Generator, pairs: int) -> dict:
     vshn: 3123
     uzgq: 8057
     ndog:
+
+    In Zoology's format, every key and value one symbol, the queries bare keys:
+
+    >>> doc = make_mqar_doc(doc_rng("mqar", "1.0", 8, 1234, 0), 8, fmt="zoology")
+    >>> [hex(ord(symbol)) for symbol in doc["prompt"][:4]], len(doc["prompt"]), doc["continuation"] == doc["target"]
+    (['0x4ffc', '0xac31', '0x4f1d', '0xad84'], 17, True)
+    >>> query_docs(doc)[1]["prompt"] == doc["prompt"] + doc["query_values"][0] + doc["query_keys"][1]
+    True
     """
     if pairs < QUERIES:
         raise ValueError(f"mqar asks {QUERIES} queries drawn without replacement, so it needs at least {QUERIES} "
                          f"pairs, got {pairs}")
-    keys = _draw_keys(rng, pairs)
-    values = [str(value) for value in rng.choice(np.arange(*VALUES), size=pairs, replace=False).tolist()]
+    if fmt == "zoology":
+        keys, values = _draw_zoology(rng, pairs)
+    else:
+        keys = _draw_keys(rng, pairs)
+        values = [str(value) for value in rng.choice(np.arange(*VALUES), size=pairs, replace=False).tolist()]
     positions = [int(i) for i in rng.choice(pairs, size=QUERIES, replace=False)]
-    book = "\n".join(f"{key}: {value}" for key, value in zip(keys, values))
     first = positions[0]
+    if fmt == "zoology":
+        prompt, continuation = "".join(key + value for key, value in zip(keys, values)) + keys[first], values[first]
+    else:
+        book = "\n".join(f"{key}: {value}" for key, value in zip(keys, values))
+        prompt, continuation = f"{book}\n\n{keys[first]}:", f" {values[first]}"
     return {
-        "prompt": f"{book}\n\n{keys[first]}:",
+        "prompt": prompt,
         "target": values[first],
-        "continuation": f" {values[first]}",
+        "continuation": continuation,
+        "format": fmt,
         "query_keys": [keys[i] for i in positions],
         "query_values": [values[i] for i in positions],
         "query_positions": positions,
@@ -84,27 +128,40 @@ def query_docs(doc: dict) -> list[dict]:
     """The doc's requests, one per query: query i's prompt is the doc's with the queries before
     it answered rightly, then its key; its target and continuation are its value.
 
-    >>> doc = {"prompt": "ab: 1\\ncd: 2\\n\\ncd:", "target": "2", "continuation": " 2",
+    >>> doc = {"prompt": "ab: 1\\ncd: 2\\n\\ncd:", "target": "2", "continuation": " 2", "format": "natural",
     ...        "query_keys": ["cd", "ab"], "query_values": ["2", "1"]}
     >>> [(d["prompt"][-9:], d["target"]) for d in query_docs(doc)]
     [('d: 2\\n\\ncd:', '2'), ('cd: 2\\nab:', '1')]
     """
+    zoology = doc["format"] == "zoology"
     requests, prompt = [], doc["prompt"]
     for i, (key, value) in enumerate(zip(doc["query_keys"], doc["query_values"])):
         if i:
-            prompt += f" {doc['query_values'][i - 1]}\n{key}:"
-        requests.append({**doc, "prompt": prompt, "target": value, "continuation": f" {value}"})
+            before = doc["query_values"][i - 1]
+            prompt += before + key if zoology else f" {before}\n{key}:"
+        requests.append({**doc, "prompt": prompt, "target": value, "continuation": value if zoology else f" {value}"})
     return requests
 
 
-def score_query(generation: str, doc: dict) -> dict[str, float]:
-    """One query's answer: the digits it starts with (after spaces) are the value; its partial
-    credit is the query's own verdict (the doc's `query_accuracy` is the mean over its queries).
+def leading_answer(generation: str, doc: dict) -> str:
+    """What an answer gives as the value: the digits it starts with (after spaces), in Zoology's
+    format its first symbol (after spaces).
 
-    >>> score_query(" 6136 and so on", {"target": "6136"}), score_query(" 613", {"target": "6136"})
+    >>> leading_answer(" 6136 and so on", {"format": "natural"}), leading_answer("\uac01\uac02", {"format": "zoology"})
+    ('6136', '\uac01')
+    """
+    return generation.lstrip()[:1] if doc["format"] == "zoology" else leading_number(generation)
+
+
+def score_query(generation: str, doc: dict) -> dict[str, float]:
+    """One query's answer: the value it starts with (`leading_answer`); its partial credit is
+    the query's own verdict (the doc's `query_accuracy` is the mean over its queries).
+
+    >>> natural = {"target": "6136", "format": "natural"}
+    >>> score_query(" 6136 and so on", natural), score_query(" 613", natural)
     ({'exact_match': 1.0, 'query_accuracy': 1.0}, {'exact_match': 0.0, 'query_accuracy': 0.0})
     """
-    right = float(leading_number(generation) == doc["target"])
+    right = float(leading_answer(generation, doc) == doc["target"])
     return {"exact_match": right, "query_accuracy": right}
 
 
@@ -130,8 +187,11 @@ FAMILY = register(Family(
     partial_credit=("query_accuracy",),
     authors_metrics=(),
     queries=query_docs,
-    field_notes=(("query_keys", "the keys asked, in order (the first is the prompt's); 4 letters, unique in a doc"),
-                 ("query_values", "their values, in order (the first is the target); 4 digits, unique in a doc"),
+    options=(MQAR_FORMAT,),
+    field_notes=(("format", "`natural` (key-value lines) or `zoology` (Zoology's one-symbol keys and values)"),("query_keys", "the keys asked, in order (the first is the prompt's); 4 letters (a symbol in Zoology's "
+                                "format), unique in a doc"),
+                 ("query_values", "their values, in order (the first is the target); 4 digits (a symbol), unique in a "
+                                  "doc"),
                  ("query_positions", "where each queried pair sits among the pairs (0-based)")),
     chat_instruction="Here are key-value pairs. Give the value of each key asked after them.",
     chat_prefill_at=after_first_block,  # the queries open the model's turn

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from copy_tasks.probes.families import FAMILIES
-from copy_tasks.probes.families.mqar import QUERIES, query_docs
+from copy_tasks.probes.families.mqar import QUERIES, ZOOLOGY_KEYS, ZOOLOGY_SYMBOLS, ZOOLOGY_VALUES, query_docs
 from copy_tasks.probes.task_docs import generate_docs, task_rows
 
 MQAR = FAMILIES["mqar"]
@@ -70,7 +70,7 @@ def test_fewer_pairs_than_queries_is_refused_naming_both():
 
 
 DOC = {"family": "mqar", "prompt": "ab: 12\ncd: 34\nef: 56\n\ncd:", "target": "34", "continuation": " 34",
-       "query_keys": ["cd", "ef", "ab"], "query_values": ["34", "56", "12"]}
+       "format": "natural", "query_keys": ["cd", "ef", "ab"], "query_values": ["34", "56", "12"]}
 
 
 @pytest.mark.parametrize(("answers", "exact", "accuracy"), [
@@ -100,3 +100,41 @@ def test_teacher_forcing_scores_every_value_and_combines_them():
     metrics = process_teacher_forced(DOC, [(-0.3, True), (-3.0, False), (-0.3, True)])
     assert metrics == {"exact_match": 0.0, "query_accuracy": pytest.approx(2 / 3), "logprob": pytest.approx(-1.2),
                        "bits_per_char": pytest.approx((0.3 + 3.0 + 0.3) / 0.6931471805599453 / 3 / 3)}
+
+
+ZOOLOGY = (("fmt", "zoology"),)
+
+
+@settings(max_examples=30, deadline=None)
+@given(pairs=st.sampled_from(MQAR.lengths), seed=st.integers(0, 2**32 - 1))
+def test_zoologys_format_is_one_symbol_a_key_and_a_value_from_disjoint_vocabularies(pairs, seed):
+    (doc,) = generate_docs("mqar", pairs, seed, 1, ZOOLOGY)
+    context = doc["prompt"][:2 * pairs]
+    keys, values = context[0::2], context[1::2]
+    assert set(keys) <= set(ZOOLOGY_KEYS) and set(values) <= set(ZOOLOGY_VALUES)
+    assert len(set(keys)) == len(set(values)) == pairs  # unique: no key is another's prefix, being one symbol
+    assert doc["prompt"] == context + keys[doc["query_positions"][0]]  # the pairs, then the first bare key
+    for i, question in enumerate(query_docs(doc)):
+        position = doc["query_positions"][i]
+        assert question["prompt"][-1] == keys[position] and question["target"] == values[position]
+        assert question["continuation"] == question["target"]  # no space: the next symbol is the value
+        answered = "".join(doc["query_values"][j] for j in range(i))
+        assert question["prompt"] == context + "".join(k + v for k, v in zip(doc["query_keys"][:i], answered)) + \
+            keys[position]
+
+
+def test_zoologys_format_is_scored_by_the_first_symbol_and_refuses_more_pairs_than_keys():
+    (doc,) = generate_docs("mqar", 8, 1234, 1, ZOOLOGY)
+    right = [question["target"] for question in query_docs(doc)]
+    assert MQAR.score_generations([f" {value}x" for value in right], doc) == {"exact_match": 1.0,
+                                                                              "query_accuracy": 1.0}
+    # the first answer's first symbol is right (what follows is not read), the second's is not
+    answers = [right[0] * 2, ZOOLOGY_VALUES[0] if right[1] != ZOOLOGY_VALUES[0] else ZOOLOGY_VALUES[1], *right[2:]]
+    assert MQAR.score_generations(answers, doc) == {"exact_match": 0.0, "query_accuracy": 7 / 8}
+    with pytest.raises(ValueError, match=f"at most {ZOOLOGY_SYMBOLS} pairs, got 600"):
+        generate_docs("mqar", 600, 1234, 1, ZOOLOGY)
+
+
+def test_the_natural_format_is_the_default_and_keeps_its_docs():
+    assert generate_docs("mqar", 8, 1234, 3) == generate_docs("mqar", 8, 1234, 3, (("fmt", "natural"),))
+    assert {doc["format"] for doc in generate_docs("mqar", 8, 1234, 3)} == {"natural"}
