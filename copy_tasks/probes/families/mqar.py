@@ -188,8 +188,9 @@ FAMILY = register(Family(
     authors_metrics=(),
     queries=query_docs,
     options=(MQAR_FORMAT,),
-    field_notes=(("format", "`natural` (key-value lines) or `zoology` (Zoology's one-symbol keys and values)"),("query_keys", "the keys asked, in order (the first is the prompt's); 4 letters (a symbol in Zoology's "
-                                "format), unique in a doc"),
+    field_notes=(("format", "`natural` (key-value lines) or `zoology` (Zoology's one-symbol keys and values)"),
+                 ("query_keys", "the keys asked, in order (the first is the prompt's); 4 letters (a symbol in "
+                                "Zoology's format), unique in a doc"),
                  ("query_values", "their values, in order (the first is the target); 4 digits (a symbol), unique in a "
                                   "doc"),
                  ("query_positions", "where each queried pair sits among the pairs (0-based)")),
