@@ -220,3 +220,37 @@ def test_the_pretrained_models_ran_mqar_and_the_passkey_on_25_docs_with_queries_
             (variant, pairs) for variant in ("generation", "teacher_forced") for pairs in (8, 16, 32)}
         assert set(values(model, "passkey_recall", "exact_match")) == {
             (variant, words) for variant in ("generation", "teacher_forced") for words in (100, 200, 500)}
+
+
+def test_the_fixed_state_models_record_the_state_size_their_configs_give():
+    from copy_tasks.experiments.architectures import build_model, state_bits
+    from copy_tasks.experiments.training import RECIPES, char_tokenizer
+
+    expected = {architecture: state_bits(build_model(architecture, RECIPES["full"], char_tokenizer(), 0))
+                for architecture in ("mamba2", "lstm")}
+    assert expected == {"mamba2": 7_770_112, "lstm": 98_304}
+    for row in published_rows():
+        trained = re.fullmatch(r"trained-[a-z_]+-(.+)-s\d", row["model"])
+        if trained and trained.group(1) in expected:
+            assert row["state_bits"] == str(expected[trained.group(1)]), row["model"]
+        elif row["model"].startswith("bounded_state"):
+            budget = re.fullmatch(r"bounded_state(?:\(bits=(\d+)\))?", row["model"]).group(1) or "256"
+            assert row["state_bits"] == budget, row["model"]
+        else:  # a transformer, the n-gram copier: no fixed-size state
+            assert row["state_bits"] == "", row["model"]
+
+
+def test_bounded_state_at_every_budget_copies_no_further_than_theorem_2_7_allows():
+    from copy_tasks.models.bounded_state import copy_bound_length
+
+    budgets = {int(row["state_bits"]) for row in published_rows() if row["model"].startswith("bounded_state")}
+    assert budgets == {64, 128, 256, 512, 1024, 4096}
+    for bits in budgets:
+        model = "bounded_state" if bits == 256 else f"bounded_state(bits={bits})"
+        curve = sorted((length, value) for (variant, length), value in
+                       values(model, "random_copy", "exact_match").items() if variant == "generation")
+        assert len(curve) == len(FAMILIES["random_copy"].lengths), bits
+        reached = effective_length(curve)
+        assert reached is None or reached <= copy_bound_length(bits), bits
+        # and every length the bound leaves room for by a margin of its control registers is copied
+        assert all(value == 1.0 for length, value in curve if length <= copy_bound_length(bits - 30)), bits

@@ -7,6 +7,7 @@ seed (`copy_tasks.experiments.training`), score them through plain `lm_eval`
     copy-tasks train --out runs/train --recipe gpu        # longer, the paper's lengths: for a GPU
     copy-tasks train --out runs/train --leaderboard leaderboard/   # and publish the rows
     copy-tasks train --out runs/train --report-only       # rebuild the report of a finished run
+    copy-tasks train --out runs/mqar --tasks mqar         # Zoology's MQAR instead of the paper's tasks
 
 Into `--out` it writes the models (`<task>/<architecture>/seed-<N>/final/`, and the copy
 models' checkpoints `step-<N>/`, each loadable by `lm_eval --model hf` with its log and
@@ -27,11 +28,11 @@ import time
 from pathlib import Path
 
 from copy_tasks.experiments.lm_eval_runner import LmEvalFailed
-from copy_tasks.experiments.train_evaluation import evaluations, progress, score_all
+from copy_tasks.experiments.train_evaluation import evaluations, progress, run_scores, score_all
 from copy_tasks.experiments.train_report import Report
-from copy_tasks.experiments.training import ARCHITECTURES, RECIPES, train_all
+from copy_tasks.experiments.training import ARCHITECTURES, PAPER_TASKS, RECIPES, TASKS, train_all
 from copy_tasks.probes.options import one_line_errors
-from copy_tasks.report.results import UnreadableResults, exact_match_scores
+from copy_tasks.report.results import UnreadableResults
 
 RUN_MARKER = "copy_tasks_train.json"  # in a folder `copy-tasks train` made: its runs' start times
 
@@ -68,16 +69,17 @@ def claim_run_folder(out: Path) -> str:
     return stamp
 
 
-def run(recipe_name: str, out: Path, architectures: tuple[str, ...], leaderboard: Path | None) -> dict:
+def run(recipe_name: str, out: Path, architectures: tuple[str, ...], leaderboard: Path | None,
+        tasks: tuple[str, ...] = PAPER_TASKS) -> dict:
     recipe = RECIPES[recipe_name]
     claim_run_folder(out)
     started = time.perf_counter()
-    summaries = train_all(recipe_name, out, architectures, report=progress)
+    summaries = train_all(recipe_name, out, architectures, report=progress, tasks=tasks)
     training_seconds = time.perf_counter() - started
-    runs = evaluations(recipe, out, architectures)
+    runs = evaluations(recipe, out, architectures, tasks)
     progress(f"trained {len(summaries)} models in {training_seconds:.0f} s; scoring them in {len(runs)} lm-eval runs")
     scores = score_all(recipe, out, runs, report=progress)
-    record = {"recipe": recipe_name, "architectures": list(architectures), "models": summaries,
+    record = {"recipe": recipe_name, "architectures": list(architectures), "tasks": list(tasks), "models": summaries,
               "training_seconds": training_seconds, "total_seconds": time.perf_counter() - started}
     progress(f"trained and scored in {record['total_seconds']:.0f} s")
     return report(record, scores, out, leaderboard)
@@ -85,7 +87,8 @@ def run(recipe_name: str, out: Path, architectures: tuple[str, ...], leaderboard
 
 def report(record: dict, scores: dict, out: Path, leaderboard: Path | None) -> dict:
     """Write `experiments.md`, its plots and `training.json` into `out` (and publish them)."""
-    built = Report(RECIPES[record["recipe"]], record["recipe"], scores, record["models"], record["architectures"])
+    built = Report(RECIPES[record["recipe"]], record["recipe"], scores, record["models"], record["architectures"],
+                   recorded_tasks(record))
     markdown = built.markdown()
     plots = built.plots()
     for name, png in plots.items():
@@ -95,12 +98,27 @@ def report(record: dict, scores: dict, out: Path, leaderboard: Path | None) -> d
     record = {**record, "figures": built.figures}
     (out / "training.json").write_text(json.dumps(record, indent=1))
     if leaderboard is not None:
-        publish(out, leaderboard, markdown, list(plots))
+        publish(out, leaderboard, markdown, list(plots), section_name(recorded_tasks(record)))
     progress(f"experiments in {out / 'experiments.md'}")
     return record
 
 
-def publish(out: Path, leaderboard: Path, markdown: str, plot_names: list[str]) -> None:
+def recorded_tasks(record: dict) -> tuple[str, ...]:
+    """The tasks a run trained: as recorded, or the paper's (a run recorded before `--tasks`)."""
+    return tuple(record.get("tasks") or PAPER_TASKS)
+
+
+def section_name(tasks: tuple[str, ...]) -> str:
+    """The leaderboard section a run's experiments become: `training.md` for a run of the paper's
+    tasks, else one named after its tasks, so that one run does not replace another's section.
+
+    >>> section_name(PAPER_TASKS), section_name(("mqar",)), section_name((*PAPER_TASKS, "mqar"))
+    ('training.md', 'training_mqar.md', 'training.md')
+    """
+    return "training.md" if set(PAPER_TASKS) <= set(tasks) else "training_" + "_".join(tasks) + ".md"
+
+
+def publish(out: Path, leaderboard: Path, markdown: str, plot_names: list[str], section: str = "training.md") -> None:
     """Add the final models' and the reference models' results to the leaderboard and rebuild
     it, with the experiments as a section of its summary."""
     from copy_tasks.report.build import SECTIONS, build_leaderboard
@@ -113,7 +131,7 @@ def publish(out: Path, leaderboard: Path, markdown: str, plot_names: list[str]) 
     for name in plot_names:
         shutil.copy(out / name, leaderboard / "plots" / name)
     (leaderboard / SECTIONS).mkdir(exist_ok=True)
-    (leaderboard / SECTIONS / "training.md").write_text(markdown.replace("](training_", "](plots/training_"))
+    (leaderboard / SECTIONS / section).write_text(markdown.replace("](training_", "](plots/training_"))
     build_leaderboard([leaderboard / "results"], leaderboard)
 
 
@@ -131,10 +149,10 @@ def report_again(out: Path, leaderboard: Path | None) -> dict:
     if not results.is_dir():
         raise TrainError(f"--report-only: {out} holds no results/ (its models were never scored)")
     try:
-        scores = {folder.name: exact_match_scores(folder) for folder in sorted(results.iterdir()) if folder.is_dir()}
+        scores = {folder.name: run_scores(folder) for folder in sorted(results.iterdir()) if folder.is_dir()}
     except UnreadableResults as error:
         raise TrainError(f"--report-only: {error}") from None
-    runs = evaluations(RECIPES[record["recipe"]], out, record["architectures"])
+    runs = evaluations(RECIPES[record["recipe"]], out, record["architectures"], recorded_tasks(record))
     if missing := [run.label for run in runs if run.label not in scores]:
         raise TrainError(f"--report-only: {results} has no results of {', '.join(missing[:5])}"
                          + (f" and {len(missing) - 5} more" if len(missing) > 5 else ""))
@@ -148,6 +166,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--quick", action="store_const", dest="recipe", const="quick", help="--recipe quick")
     parser.add_argument("--models", default=",".join(ARCHITECTURES),
                         help=f"comma-separated subset of {', '.join(ARCHITECTURES)}")
+    parser.add_argument("--tasks", default=",".join(PAPER_TASKS),
+                        help=f"comma-separated subset of {', '.join(TASKS)} (default: the paper's, "
+                        f"{', '.join(PAPER_TASKS)})")
     parser.add_argument("--leaderboard", type=Path, default=None,
                         help="a leaderboard folder to add the final models' results to")
     parser.add_argument("--report-only", action="store_true",
@@ -157,8 +178,11 @@ def main(argv: list[str] | None = None) -> None:
     unknown = [name for name in architectures if name not in ARCHITECTURES]
     if unknown or not architectures:
         parser.error(f"--models: unknown {', '.join(unknown) or '(none given)'}; allowed: {', '.join(ARCHITECTURES)}")
+    tasks = tuple(dict.fromkeys(name.strip() for name in args.tasks.split(",") if name.strip()))
+    if (unknown := [name for name in tasks if name not in TASKS]) or not tasks:
+        parser.error(f"--tasks: unknown {', '.join(unknown) or '(none given)'}; allowed: {', '.join(TASKS)}")
     with one_line_errors("copy-tasks train", {TrainError: 2, LmEvalFailed: 1}):
         if args.report_only:
             report_again(args.out.resolve(), args.leaderboard)
         else:
-            run(args.recipe, args.out.resolve(), architectures, args.leaderboard)
+            run(args.recipe, args.out.resolve(), architectures, args.leaderboard, tasks)

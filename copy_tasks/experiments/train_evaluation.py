@@ -9,6 +9,9 @@ paper`):
   checkpoint `random_copy_tf` at the training lengths (examples needed);
 - lookup models: their own task (`lookup_prefix_tf` or `lookup_suffix_tf`) from a third of the
   longest training length to 3.3 times it;
+- mqar models: `mqar_tf` in Zoology's format (`copy_tasks_mqar_format=zoology`) at the shipped
+  pair counts up to 4 times the most they were trained on, by exact match (all 8 queries) and
+  `query_accuracy` (the fraction answered);
 - beside them `ngram_copier` as a perfect 5-gram copier (`n=5`, Theorem 2.3's mechanism).
 `bounded_state` is not scored here: it reads the natural copy and lookup formats only.
 """
@@ -22,14 +25,18 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from copy_tasks.experiments.lm_eval_runner import LmEvalRun, launch, link_models
-from copy_tasks.experiments.training import TASKS, Job, Recipe, jobs
+from copy_tasks.experiments.training import PAPER_TASKS, TASKS, Job, Recipe, jobs
 from copy_tasks.harness.task_yamls import write_length_tasks
 from copy_tasks.probes.copying import COPY_FORMAT
 from copy_tasks.probes.families import FAMILIES
 from copy_tasks.probes.families.dup_ngram_copy import LENGTHS as DUPLICATED_NGRAMS
 from copy_tasks.probes.families.lookup import LOOKUP_FORMAT
+from copy_tasks.probes.families.mqar import MQAR_FORMAT
+from copy_tasks.probes.family import QUERY_ACCURACY
 from copy_tasks.probes.options import DOCS
-from copy_tasks.report.results import exact_match_scores
+from copy_tasks.report.results import metric_scores
+
+QUERY_ACCURACY_KEY = "{task}:" + QUERY_ACCURACY  # a run's query accuracy, beside its tasks' exact match
 
 
 def copy_lengths(recipe: Recipe) -> tuple[int, ...]:
@@ -53,6 +60,24 @@ def lookup_lengths(recipe: Recipe) -> tuple[int, ...]:
     """
     longest = recipe.lookup_lengths[1]
     return tuple(sorted({max(8, round(longest * step)) for step in (0.33, 0.67, 1.0, 1.67, 2.5, 3.33)}))
+
+
+def mqar_lengths(recipe: Recipe) -> tuple[int, ...]:
+    """The shipped pair counts up to 4 times the most the mqar models were trained on.
+
+    >>> from copy_tasks.experiments.training import RECIPES
+    >>> mqar_lengths(RECIPES["full"]), mqar_lengths(RECIPES["quick"])
+    ((8, 16, 32, 64, 128), (8, 16, 32))
+    """
+    return tuple(pairs for pairs in FAMILIES["mqar"].lengths if pairs <= 4 * recipe.mqar_pairs[1])
+
+
+def run_scores(folder: Path) -> dict[str, float | None]:
+    """{task: exact match} of a run's newest results, and {`QUERY_ACCURACY_KEY`: value} where a
+    task reports a query accuracy."""
+    accuracy = metric_scores(folder, QUERY_ACCURACY)
+    return metric_scores(folder) | {QUERY_ACCURACY_KEY.format(task=task): value
+                                         for task, value in accuracy.items() if value is not None}
 
 
 def training_lengths(recipe: Recipe) -> tuple[int, ...]:
@@ -83,12 +108,15 @@ def model_label(job: Job, step: int | None = None) -> str:
     return f"trained-{job.task}-{job.architecture}-s{job.seed}" + ("" if step is None else f"-step{step}")
 
 
-def evaluations(recipe: Recipe, out: Path, architectures) -> list[Evaluation]:
+def evaluations(recipe: Recipe, out: Path, architectures, tasks=PAPER_TASKS) -> list[Evaluation]:
     """Every lm-eval run of the experiments."""
     copies = teacher_forced("random_copy", copy_lengths(recipe)) + teacher_forced("dup_ngram_copy", DUPLICATED_NGRAMS)
     runs = []
-    for job in jobs(recipe, architectures):
-        if job.task == "copy":
+    for job in jobs(recipe, architectures, tasks):
+        if job.task == "mqar":
+            runs.append(Evaluation(model_label(job), "hf", "", teacher_forced("mqar", mqar_lengths(recipe)),
+                                   job.folder(out) / "final"))
+        elif job.task == "copy":
             runs.append(Evaluation(model_label(job), "hf", "", copies, job.folder(out) / "final"))
             short = teacher_forced("random_copy", training_lengths(recipe))
             runs += [Evaluation(model_label(job, step), "hf", "", short, job.folder(out) / f"step-{step}")
@@ -96,7 +124,8 @@ def evaluations(recipe: Recipe, out: Path, architectures) -> list[Evaluation]:
         else:
             runs.append(Evaluation(model_label(job), "hf", "", teacher_forced(TASKS[job.task], lookup_lengths(recipe)),
                                    job.folder(out) / "final"))
-    runs.append(Evaluation("ngram_copier-5", "ngram_copier", "n=5", copies))
+    if "copy" in tasks:
+        runs.append(Evaluation("ngram_copier-5", "ngram_copier", "n=5", copies))
     return runs
 
 
@@ -112,7 +141,8 @@ def score_all(recipe: Recipe, out: Path, runs: list[Evaluation], report=print) -
     include, links = out / "tasks", out / "by_name"
     write_tasks(recipe, include)
     link_models(links, {run.label: run.model for run in runs if run.model is not None})
-    metadata = {DOCS.key: recipe.evaluation_docs, LOOKUP_FORMAT.key: "paper", COPY_FORMAT.key: "paper"}
+    metadata = {DOCS.key: recipe.evaluation_docs, LOOKUP_FORMAT.key: "paper", COPY_FORMAT.key: "paper",
+                MQAR_FORMAT.key: "zoology"}
     if recipe.workers > 1:
         os.environ["OMP_NUM_THREADS"] = "1"  # the runs' torch, one thread each
 
@@ -123,7 +153,7 @@ def score_all(recipe: Recipe, out: Path, runs: list[Evaluation], report=print) -
                          metadata=metadata, device="cpu" if run.backend == "hf" else None),
                cwd=links if run.model is not None else out, log=out / "logs" / f"{run.label}.log")
         report(f"scored {run.label} on {len(run.tasks)} tasks")
-        return run.label, exact_match_scores(folder)
+        return run.label, run_scores(folder)
 
     with ThreadPoolExecutor(max(1, recipe.workers)) as pool:
         return dict(pool.map(score, runs))

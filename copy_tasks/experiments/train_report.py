@@ -1,5 +1,6 @@
 """The report of `copy-tasks train`: the paper's four synthetic experiments as tables (each seed's
-numbers, their mean and spread) and plots, from the scores of `train_evaluation`.
+numbers, their mean and spread) and plots, from the scores of `train_evaluation`; for a run of
+the `mqar` task, Zoology's multi-query associative recall by number of pairs.
 
     >>> spread([0.5, 0.75])
     '0.62 (0.50-0.75)'
@@ -12,12 +13,14 @@ from __future__ import annotations
 from copy_tasks.experiments.architectures import kind
 from copy_tasks.experiments.train_evaluation import (
     DUPLICATED_NGRAMS,
+    QUERY_ACCURACY_KEY,
     copy_lengths,
     lookup_lengths,
     model_label,
+    mqar_lengths,
     training_lengths,
 )
-from copy_tasks.experiments.training import Job, Recipe
+from copy_tasks.experiments.training import PAPER_TASKS, Job, Recipe
 from copy_tasks.report.plots import Line, line_plot
 
 THRESHOLD = 0.9  # exact match at which a model has learned to copy (experiment 4)
@@ -63,8 +66,10 @@ def _table(header: list[str]) -> list[str]:
 class Report:
     """The experiments of one run: `markdown()`, `figures` (read off the tables), `plots()`."""
 
-    def __init__(self, recipe: Recipe, recipe_name: str, scores: dict, summaries: list[dict], architectures):
+    def __init__(self, recipe: Recipe, recipe_name: str, scores: dict, summaries: list[dict], architectures,
+                 tasks=PAPER_TASKS):
         self.recipe, self.recipe_name, self.scores = recipe, recipe_name, scores
+        self.tasks = tuple(tasks)
         self.summaries = {(s["task"], s["architecture"], s["seed"]): s for s in summaries}
         self.architectures = tuple(architectures)
         self.seeds = recipe.seeds
@@ -205,7 +210,29 @@ class Report:
             self.figures.setdefault(architecture, {})["examples_to_90"] = reached
         return lines
 
+    def mqar_curve(self, architecture: str, seed: int, lengths, key: str = QUERY_ACCURACY_KEY) -> list:
+        label = model_label(Job(architecture, "mqar", seed))
+        return [self.score(label, key.format(task=f"mqar_tf_{pairs}")) for pairs in lengths]
+
+    def mqar_section(self) -> list[str]:
+        lengths, (low, high) = mqar_lengths(self.recipe), self.recipe.mqar_pairs
+        lines = [f"### Multi-query associative recall (`mqar_tf`, Zoology's format; trained on {low} to {high} pairs)",
+                 "", "Query accuracy (the fraction of the 8 queries whose value is the argmax, teacher-forced) by "
+                 "number of pairs, then exact match (all 8).", "",
+                 *_table(["model", "architecture", "seed", *map(str, lengths), f"all 8 at {lengths[0]}",
+                          f"all 8 at {lengths[-1]}"])]
+        for architecture in self.architectures:
+            for seed in self.seeds:
+                accuracy = self.mqar_curve(architecture, seed, lengths)
+                exact = self.mqar_curve(architecture, seed, (lengths[0], lengths[-1]), "{task}")
+                lines.append(f"| {architecture} | {kind(architecture)} | {seed} | {_cells(accuracy)} | "
+                             f"{_cells(exact)} |")
+                self.figures.setdefault(architecture, {}).setdefault("mqar_query_accuracy", []).append(accuracy)
+        return lines
+
     def markdown(self) -> str:
+        if not set(PAPER_TASKS) <= set(self.tasks):
+            return self.mqar_markdown()
         recipe = self.recipe
         phases = recipe.phases
         intro = [
@@ -220,10 +247,35 @@ class Report:
             "How each departs from the authors: docs/training.md.", ""]
         sections = [intro, self.models_section(), [""], self.length_section(), [""], self.ngram_section(), [""],
                     self.lookup_section(), [""], self.examples_section(), [""]]
+        if "mqar" in self.tasks:
+            sections += [self.mqar_section(), [""]]
         return "\n".join(line for section in sections for line in section)
+
+    def mqar_markdown(self) -> str:
+        """The report of a run of `mqar` alone."""
+        recipe, phases = self.recipe, self.recipe.phases["mqar"]
+        intro = ["## Trained from scratch: multi-query associative recall", "",
+                 f"Recipe `{self.recipe_name}`: one model per architecture and seed (seeds "
+                 f"{', '.join(map(str, self.seeds))}) on `mqar` in Zoology's format (`copy_tasks_mqar_format=zoology`: "
+                 "one symbol a key and a value, keys and values from disjoint vocabularies of 512, then 8 of the keys, "
+                 f"each followed by its value; the loss on every value), AdamW as for the paper's tasks, "
+                 f"{phases.single_steps} steps of {recipe.batch_size} single examples, then {phases.packed_steps} "
+                 f"steps of {recipe.packed_rows} packed rows of {recipe.context} tokens. Scored through "
+                 f"`lm_eval --model hf`, teacher-forced, {recipe.evaluation_docs} docs per number of pairs.", ""]
+        sections = [intro, self.models_section(), [""], self.mqar_section(), [""]]
+        return "\n".join(line for section in sections for line in section)
+
+    def mqar_plot(self) -> dict[str, bytes]:
+        lengths = mqar_lengths(self.recipe)
+        lines = [Line(f"{a} s{seed}", lengths, self.mqar_curve(a, seed, lengths), dashed=seed != self.seeds[0])
+                 for a in self.architectures for seed in self.seeds]
+        return {"training_mqar.png": line_plot(lines, "key-value pairs (K)", "query accuracy (mqar_tf)", log_x=True)}
 
     def plots(self) -> dict[str, bytes]:
         """The experiments' PNGs by file name: the mean of the seeds per architecture."""
+        mqar = self.mqar_plot() if "mqar" in self.tasks else {}
+        if not set(PAPER_TASKS) <= set(self.tasks):
+            return mqar
         lengths, lookups = copy_lengths(self.recipe), lookup_lengths(self.recipe)
         references = self.reference_labels()
         copy_lines = [Line(a, lengths, self.mean_curve("copy", a, "random_copy", lengths)) for a in self.architectures]
@@ -248,4 +300,5 @@ class Report:
             "training_duplicated_ngrams.png": line_plot(ngram_lines, "duplicated n-gram (n)"),
             "training_prefix_suffix.png": line_plot(lookup_lines, "string length (letters)"),
             "training_examples_needed.png": line_plot(example_lines, "examples seen"),
+            **mqar,
         }

@@ -8,6 +8,9 @@ Six architectures of about 3.2 million parameters each (`ARCHITECTURES`), built 
 - `copy`: `$<letters>|<letters>.` (`random_copy` in its `paper` format);
 - `lookup_prefix`: `$<key>|<letters>|<answer>.`; `lookup_suffix`: `$<letters>|<key><answer>.`
   (the lookup families in their `paper` format: key 4 letters, answer 4);
+- `mqar`: Zoology's multi-query associative recall (`mqar` in its `zoology` format: K pairs of a
+  key symbol and a value symbol, then 8 of the keys, each followed by its value), the loss on
+  every value (as Zoology's); not one of the paper's tasks, the probe architecture papers report;
 strings uniform over a-z, drawn by our own generators in a hash domain of their own (a
 training stream is no evaluation seed's stream; strings of 5 letters can still coincide by
 chance). The loss is on what the model must write and the `.`
@@ -43,9 +46,13 @@ TRAINING_DOMAIN = "copy-tasks-training"  # the stream's hash domain, apart from 
 ARCHITECTURES = ("transformer-nope", "transformer-rope", "transformer-alibi", "transformer-hard-alibi", "mamba2",
                  "lstm")
 # Each task: the family whose generator draws its docs, in the authors' format.
-TASKS = {"copy": "random_copy", "lookup_prefix": "lookup_prefix", "lookup_suffix": "lookup_suffix"}
+TASKS = {"copy": "random_copy", "lookup_prefix": "lookup_prefix", "lookup_suffix": "lookup_suffix", "mqar": "mqar"}
+PAPER_TASKS = ("copy", "lookup_prefix", "lookup_suffix")  # the paper's; a run recorded without tasks ran these
 LOOKUP_OPTIONS = {"key_length": 4, "answer_length": 4, "fmt": "paper"}
 COPY_OPTIONS = {"fmt": "paper"}
+MQAR_OPTIONS = {"fmt": "zoology"}
+TASK_OPTIONS = {"copy": COPY_OPTIONS, "lookup_prefix": LOOKUP_OPTIONS, "lookup_suffix": LOOKUP_OPTIONS,
+                "mqar": MQAR_OPTIONS}
 PAD, EOS, UNKNOWN = "<pad>", "<eos>", "<unk>"
 END = "."  # the authors' end of an answer
 CHARACTERS = [chr(code) for code in range(32, 127)] + ["\n"]
@@ -84,37 +91,40 @@ class Recipe:
     masked_heads: int  # Hard-ALiBi's hard-windowed heads per layer
     mamba_layers: int
     lstm_layers: int
+    mqar_pairs: tuple[int, int] = (8, 32)  # mqar pair counts drawn uniformly from this range
     weight_decay: float = 0.1
     log_every: int = 25  # steps
     evaluation_docs: int = 50  # docs per length of every evaluation (`copy-tasks train`)
     workers: int = 2  # training jobs at once, one torch thread each
 
     def lengths(self, task: str) -> tuple[int, int]:
-        return self.copy_lengths if task == "copy" else self.lookup_lengths
+        return {"copy": self.copy_lengths, "mqar": self.mqar_pairs}.get(task, self.lookup_lengths)
 
 
-def _phases(copy: tuple[int, int], lookup: tuple[int, int]) -> dict:
-    return {"copy": Phases(*copy), "lookup_prefix": Phases(*lookup), "lookup_suffix": Phases(*lookup)}
+def _phases(copy: tuple[int, int], lookup: tuple[int, int], mqar: tuple[int, int]) -> dict:
+    return {"copy": Phases(*copy), "lookup_prefix": Phases(*lookup), "lookup_suffix": Phases(*lookup),
+            "mqar": Phases(*mqar)}
 
 
 RECIPES = {
     # About 90 minutes on 2 CPU cores, evaluation included (docs/training.md has the figures).
-    "full": Recipe(phases=_phases((300, 150), (150, 50)), batch_size=32, packed_rows=4, context=512,
+    "full": Recipe(phases=_phases((300, 150), (150, 50), (150, 50)), batch_size=32, packed_rows=4, context=512,
                    copy_lengths=(5, 20), lookup_lengths=(8, 30), seeds=(0, 1),
                    checkpoint_steps=(100, 200, 300), learning_rate=1e-3, warmup_steps=100,
                    hidden=256, transformer_layers=4, attention_heads=8, masked_heads=4, mamba_layers=7,
                    lstm_layers=6),
     # A GPU: the paper's lengths (copies to 50), longer training, the same models.
-    "gpu": Recipe(phases=_phases((2000, 3000), (2000, 1000)), batch_size=64, packed_rows=16, context=1024,
+    "gpu": Recipe(phases=_phases((2000, 3000), (2000, 1000), (2000, 2000)), batch_size=64, packed_rows=16, context=1024,
                   copy_lengths=(5, 50), lookup_lengths=(8, 30), seeds=(0, 1, 2),
                   checkpoint_steps=(100, 250, 500, 1000, 2000, 3000), learning_rate=1e-3, warmup_steps=100,
                   hidden=256, transformer_layers=4, attention_heads=8, masked_heads=4, mamba_layers=7,
                   lstm_layers=6, workers=1, evaluation_docs=100),
     # Seconds: for tests.
-    "quick": Recipe(phases=_phases((4, 2), (3, 1)), batch_size=4, packed_rows=2, context=64,
+    "quick": Recipe(phases=_phases((4, 2), (3, 1), (3, 1)), batch_size=4, packed_rows=2, context=64,
                     copy_lengths=(5, 10), lookup_lengths=(8, 12), seeds=(0,), checkpoint_steps=(3,),
                     learning_rate=1e-3, warmup_steps=2, hidden=32, transformer_layers=2, attention_heads=2,
-                    masked_heads=1, mamba_layers=2, lstm_layers=2, log_every=2, evaluation_docs=4, workers=1),
+                    masked_heads=1, mamba_layers=2, lstm_layers=2, mqar_pairs=(8, 10), log_every=2, evaluation_docs=4,
+                    workers=1),
 }
 
 
@@ -125,6 +135,13 @@ class Example:
     prompt: str
     answer: str  # what the model must write
     text: str  # prompt, answer and END
+    # A doc of several questions (`mqar`): each question's prompt and answer, the last the
+    # example's; every answer is scored. Empty: the one question (prompt, answer).
+    questions: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def scored(self) -> tuple[tuple[str, str], ...]:
+        return self.questions or ((self.prompt, self.answer),)
 
 
 def training_example(recipe: Recipe, task: str, seed: int, index: int) -> Example:
@@ -135,23 +152,29 @@ def training_example(recipe: Recipe, task: str, seed: int, index: int) -> Exampl
     low, high = recipe.lengths(task)
     length = int(chooser.integers(low, high + 1))
     rng = doc_rng(family.data_name, family.data_version, length, seed, index, domain=f"{TRAINING_DOMAIN}/{task}")
-    doc = family.draw_doc(rng, length, **(COPY_OPTIONS if task == "copy" else LOOKUP_OPTIONS))
-    return Example(task, length, doc["prompt"], doc["continuation"], doc["prompt"] + doc["continuation"] + END)
+    doc = family.draw_doc(rng, length, **TASK_OPTIONS[task])
+    questions = tuple((question["prompt"], question["continuation"]) for question in family.request_docs(doc))
+    prompt, answer = questions[-1]
+    return Example(task, length, prompt, answer, prompt + answer + END, questions if len(questions) > 1 else ())
 
 
-def char_tokenizer():
+def char_tokenizer(symbols: tuple[str, ...] = ()):
     """A character-level tokenizer over printable ASCII and newline, in which a space and the
     letter after it are one token (a `PreTrainedTokenizerFast`); the authors' formats have no
-    spaces, so each of their characters is one token.
+    spaces, so each of their characters is one token. `symbols`: more one-character tokens
+    (Zoology's key and value symbols for the `mqar` models: `tokenizer_for`).
 
     >>> tokenizer = char_tokenizer()
     >>> tokenizer.convert_ids_to_tokens(tokenizer("$ab|q r\\n")["input_ids"])
     ['$', 'a', 'b', '|', 'q', ' r', '\\n']
+    >>> len(tokenizer_for("mqar")) - len(tokenizer), tokenizer_for("mqar")("\u4e00\uac00")["input_ids"]
+    (1024, [125, 637])
     """
     from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers
     from transformers import PreTrainedTokenizerFast
 
-    vocabulary = {token: index for index, token in enumerate([PAD, EOS, UNKNOWN, *CHARACTERS, *SPACED_LETTERS])}
+    vocabulary = {token: index for index, token in enumerate([PAD, EOS, UNKNOWN, *CHARACTERS, *SPACED_LETTERS,
+                                                              *symbols])}
     tokenizer = Tokenizer(models.WordLevel(vocab=vocabulary, unk_token=UNKNOWN))
     tokenizer.pre_tokenizer = pre_tokenizers.Split(Regex(r" [a-z]|[\s\S]"), behavior="isolated")
     tokenizer.decoder = decoders.Fuse()
@@ -159,16 +182,37 @@ def char_tokenizer():
                                    unk_token=UNKNOWN, model_max_length=CONTEXT)
 
 
+def tokenizer_for(task: str):
+    """The tokenizer of a task's models: `char_tokenizer`, with Zoology's symbols for `mqar`."""
+    if task != "mqar":
+        return char_tokenizer()
+    from copy_tasks.probes.families.mqar import ZOOLOGY_KEYS, ZOOLOGY_VALUES
+
+    return char_tokenizer(ZOOLOGY_KEYS + ZOOLOGY_VALUES)
+
+
 def encode(tokenizer, example: Example) -> tuple[list[int], list[int]]:
-    """Token ids of the example, and labels: -100 on the prompt (not scored), the ids after it.
+    """Token ids of the example, and labels: the ids of every answer and of the END after the
+    last, -100 elsewhere (prompts are not scored).
 
     >>> ids, labels = encode(char_tokenizer(), Example("copy", 2, "$ab|", "ab", "$ab|ab."))
     >>> len(ids), sum(label != -100 for label in labels)
     (7, 3)
+    >>> two = Example("x", 2, "a1b", "2", "a1b2.", questions=(("a", "1"), ("a1b", "2")))
+    >>> ids, labels = encode(char_tokenizer(), two)
+    >>> [label == token for label, token in zip(labels, ids)]  # a, 1, b, 2, .
+    [False, True, False, True, True]
     """
+    def length(text: str) -> int:
+        return len(tokenizer(text, add_special_tokens=False)["input_ids"])
+
     ids = tokenizer(example.text, add_special_tokens=False)["input_ids"]
-    prompt_length = len(tokenizer(example.prompt, add_special_tokens=False)["input_ids"])
-    return ids, [-100] * prompt_length + ids[prompt_length:]
+    labels = [-100] * len(ids)
+    for prompt, answer in example.scored:
+        start, end = length(prompt), length(prompt + answer)
+        labels[start:end] = ids[start:end]
+    labels[end:] = ids[end:]  # the END after the last answer
+    return ids, labels
 
 
 def _tensors(tokenizer, rows: list[tuple[list[int], list[int]]]):
@@ -245,7 +289,7 @@ def train(architecture: str, task: str, seed: int, recipe: Recipe, out: Path, pr
 
     from copy_tasks.experiments.architectures import build_model, parameters, state_bits
 
-    tokenizer = char_tokenizer()
+    tokenizer = tokenizer_for(task)
     model = build_model(architecture, recipe, tokenizer, seed)
     optimizer = torch.optim.AdamW(model.parameters(), lr=recipe.learning_rate, weight_decay=recipe.weight_decay)
     phases = recipe.phases[task]
@@ -311,7 +355,7 @@ STEP_COST = {"transformer-nope": 0.7, "transformer-rope": 0.7, "transformer-alib
              "transformer-hard-alibi": 0.65, "mamba2": 1.6, "lstm": 0.45}
 
 
-def jobs(recipe: Recipe, architectures, tasks=tuple(TASKS)) -> list[Job]:
+def jobs(recipe: Recipe, architectures, tasks=PAPER_TASKS) -> list[Job]:
     """Every (architecture, task, seed) of a run, the costliest first.
 
     >>> [job.architecture for job in jobs(RECIPES["quick"], ("lstm", "mamba2"), ("copy",))]
@@ -343,13 +387,13 @@ def run_job(arguments) -> dict:
     return summary
 
 
-def train_all(recipe_name: str, out: Path, architectures, report=print) -> list[dict]:
+def train_all(recipe_name: str, out: Path, architectures, report=print, tasks=PAPER_TASKS) -> list[dict]:
     """Train every job of the run not already finished in `out`, `workers` at once; the summaries."""
     import multiprocessing
 
     recipe = RECIPES[recipe_name]
     summaries, pending = [], []
-    for job in jobs(recipe, architectures):
+    for job in jobs(recipe, architectures, tasks):
         done = finished(job, out, recipe_name)
         if done is None:
             pending.append(job)

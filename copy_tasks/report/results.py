@@ -6,7 +6,7 @@ DIR/<name>.json`: `DIR/<name>_<date>.json`), and with `--log_samples` a
 values and stderrs (`"exact_match,none": 0.9`, `"exact_match_stderr,none": 0.1`), the task
 configs (whose `metadata` carries what our tasks recorded: `copy_tasks.probes.options.Recorded`),
 and the run's model and settings. Here: finding them (`find_result_files`), reading them
-(`read_results`, `read_samples`, `samples_beside`, `exact_match_scores`), and writing the
+(`read_results`, `read_samples`, `samples_beside`, `metric_scores`), and writing the
 machine's paths out of them (`redact_config_paths`). What cannot be read is an
 `UnreadableResults` naming why; `copy_tasks.report.rows` turns results into leaderboard rows.
 """
@@ -130,8 +130,8 @@ def samples_beside(results_path: Path) -> dict[str, Path]:
             for path in sorted(results_path.parent.glob(f"samples_*_{glob.escape(stamp)}.jsonl"))}
 
 
-def exact_match_scores(folder: Path) -> dict[str, float | None]:
-    """{task: exact match} of the newest results file under a run folder."""
+def metric_scores(folder: Path, metric: str = "exact_match") -> dict[str, float | None]:
+    """{task: exact match} (or another `metric`) of the newest results file under a run folder."""
     found = _results_in(folder) if folder.is_dir() else set()
     if not found:
         raise UnreadableResults(f"{folder} holds no lm-eval results file")
@@ -139,7 +139,7 @@ def exact_match_scores(folder: Path) -> dict[str, float | None]:
     data = read_results(newest)
     if not isinstance(data, dict) or not isinstance(data.get("results"), dict):
         raise UnreadableResults(f"{newest} is not an lm-eval results file (no \"results\" object)")
-    return {task: values.get("exact_match,none") if isinstance(values, dict) else None
+    return {task: values.get(f"{metric},none") if isinstance(values, dict) else None
             for task, values in data["results"].items()}
 
 

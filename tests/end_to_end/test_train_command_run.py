@@ -4,6 +4,8 @@ training tests)."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from conftest import read_results, run_command
 
@@ -33,3 +35,17 @@ def test_quick_training_trains_scores_and_reports_through_plain_lm_eval(tmp_path
     metadata = results["configs"]["random_copy_10"]["metadata"]
     assert (metadata["copy_tasks_model_type"], metadata["copy_tasks_positions"]) == ("copy_tasks_hard_alibi",
                                                                                      "Hard-ALiBi")
+
+
+def test_quick_mqar_training_scores_zoologys_format_and_records_the_state_size(tmp_path):
+    result = run_command(["copy-tasks", "train", "--quick", "--tasks", "mqar", "--models", "lstm",
+                          "--out", str(tmp_path / "run")], cwd=tmp_path)
+    assert result.returncode == 0, result.stderr[-3000:]
+    record = json.loads((tmp_path / "run" / "training.json").read_text())
+    assert record["tasks"] == ["mqar"] and record["models"][0]["state_bits"] == 32 * 2 * 2 * 32
+    results = read_results(tmp_path / "run" / "results" / "trained-mqar-lstm-s0")[0]
+    assert set(results["results"]) == {"mqar_tf_8", "mqar_tf_16", "mqar_tf_32"}
+    metadata = results["configs"]["mqar_tf_8"]["metadata"]
+    assert (metadata["copy_tasks_mqar_format"], metadata["copy_tasks_state_bits"]) == ("zoology", 4096)
+    assert 0.0 <= results["results"]["mqar_tf_8"]["query_accuracy,none"] <= 1.0
+    assert "### Multi-query associative recall" in (tmp_path / "run" / "experiments.md").read_text()

@@ -66,3 +66,13 @@ def test_report_only_on_a_damaged_run_is_one_line(tmp_path, capsys, damage):
     error = capsys.readouterr().err
     assert stop.value.code == 2 and error.startswith("copy-tasks train: error: --report-only: ")
     assert error.count("\n") == 1 and "Traceback" not in error
+
+
+@pytest.mark.parametrize("tasks", ["bogus", "copy,bogus", ","])
+def test_an_unknown_task_is_refused_before_anything_is_trained(tmp_path, capsys, tasks):
+    from copy_tasks.experiments.train_command import main as train_main
+
+    with pytest.raises(SystemExit) as stopped:
+        train_main(["--out", str(tmp_path / "run"), "--quick", "--tasks", tasks])
+    assert stopped.value.code == 2
+    assert "--tasks: unknown" in capsys.readouterr().err and not (tmp_path / "run").exists()

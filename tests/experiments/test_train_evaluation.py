@@ -141,7 +141,8 @@ def test_score_all_runs_each_evaluation_on_its_model_and_reads_its_exact_match(t
     assert scores["trained-copy-lstm-s0-step3"] == {"random_copy_tf_5": 0.25, "random_copy_tf_10": 0.25}
     assert sorted(reports) == sorted(f"scored {run.label} on {len(run.tasks)} tasks" for run in runs)
     assert os.environ["OMP_NUM_THREADS"] == "1"  # two runs at once: one torch thread each
-    metadata = {"copy_tasks_docs": 4, "copy_tasks_lookup_format": "paper", "copy_tasks_copy_format": "paper"}
+    metadata = {"copy_tasks_docs": 4, "copy_tasks_lookup_format": "paper", "copy_tasks_copy_format": "paper",
+                "copy_tasks_mqar_format": "zoology"}
     assert sorted(launched) == sorted(run.label for run in runs)
     for label, (run, _, log) in launched.items():
         assert run.output == tmp_path / "results" / label and log == tmp_path / "logs" / f"{label}.log"

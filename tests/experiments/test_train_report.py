@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from copy_tasks.experiments.train_report import Report
 from copy_tasks.experiments.training import (
+    PAPER_TASKS,
     RECIPES,
-    TASKS,
 )
 
 
@@ -26,7 +26,7 @@ def test_the_report_reads_its_figures_off_its_tables_hand_worked():
             for place, value in zip(("prefix", "suffix"), lookup[architecture]):
                 scores[f"trained-lookup_{place}-{name}"] = {f"lookup_{place}_tf_{n}": value
                                                             for n in (10, 20, 30, 50, 75, 100)}
-            for task in TASKS:
+            for task in PAPER_TASKS:
                 summaries.append({"task": task, "architecture": architecture, "seed": seed, "parameters": 1,
                                   "state_bits": None, "final_loss": 0.5, "examples": 10, "seconds": 1.0,
                                   "checkpoints": {"100": 3_200, "200": 6_400, "300": 9_600, "450": 20_000}})
@@ -41,3 +41,22 @@ def test_the_report_reads_its_figures_off_its_tables_hand_worked():
     assert report.figures["mamba2"]["prefix_minus_suffix"] == [0.75, 0.75]
     assert set(report.plots()) == {"training_length_generalization.png", "training_duplicated_ngrams.png",
                                    "training_prefix_suffix.png", "training_examples_needed.png"}
+
+
+def test_a_run_of_mqar_alone_reports_query_accuracy_by_pairs_hand_worked():
+    full = RECIPES["full"]  # trained on 8 to 32 pairs: scored at 8, 16, 32, 64, 128
+    scores = {f"trained-mqar-lstm-s{seed}": {
+        **{f"mqar_tf_{pairs}:query_accuracy": value for pairs, value in zip((8, 16, 32, 64, 128),
+                                                                            (1.0, 0.5, 0.25, 0.125, 0.0))},
+        "mqar_tf_8": 1.0 - seed, "mqar_tf_128": 0.0} for seed in full.seeds}
+    summaries = [{"task": "mqar", "architecture": "lstm", "seed": seed, "parameters": 1, "state_bits": 98_304,
+                  "final_loss": 0.5, "examples": 10, "seconds": 1.0, "checkpoints": {"200": 10}}
+                 for seed in full.seeds]
+    report = Report(full, "full", scores, summaries, ("lstm",), ("mqar",))
+    markdown = report.markdown()
+    assert markdown.startswith("## Trained from scratch: multi-query associative recall")
+    assert "| lstm | rnn | 0 | 1.00 | 0.50 | 0.25 | 0.12 | 0.00 | 1.00 | 0.00 |" in markdown
+    assert "| lstm | rnn | 1 | 1.00 | 0.50 | 0.25 | 0.12 | 0.00 | 0.00 | 0.00 |" in markdown
+    assert "| lstm | rnn | mqar | 0 | 1 | 98,304 |" in markdown
+    assert "Length generalisation" not in markdown  # the paper's experiments need the paper's tasks
+    assert list(report.plots()) == ["training_mqar.png"]

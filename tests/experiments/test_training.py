@@ -11,15 +11,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from copy_tasks.experiments.training import (
-    COPY_OPTIONS,
-    LOOKUP_OPTIONS,
+    PAPER_TASKS,
     RECIPES,
+    TASK_OPTIONS,
     TASKS,
+    UNKNOWN,
     Example,
     char_tokenizer,
+    encode,
     packed_batch,
     packed_row,
     single_batch,
+    tokenizer_for,
     train,
     training_example,
 )
@@ -28,7 +31,7 @@ from copy_tasks.probes.task_docs import generate_docs
 QUICK = RECIPES["quick"]
 
 
-@pytest.mark.parametrize("task", TASKS)
+@pytest.mark.parametrize("task", PAPER_TASKS)
 def test_each_task_streams_the_authors_format_deterministically(task):
     stream = [training_example(QUICK, task, seed=0, index=index) for index in range(100)]
     assert stream == [training_example(QUICK, task, seed=0, index=index) for index in range(100)]
@@ -55,13 +58,36 @@ def test_no_evaluation_seed_draws_a_training_doc(seed):
     seed 3768), but never as a shared stream would, doc i for doc i."""
     for task, family in TASKS.items():
         stream = [training_example(QUICK, task, seed=0, index=index) for index in range(200)]
-        options = tuple((COPY_OPTIONS if task == "copy" else LOOKUP_OPTIONS).items())
+        options = tuple(TASK_OPTIONS[task].items())
+        first = [example.scored[0][0] for example in stream]  # a doc's prompt: its first question's
         for length in {example.length for example in stream}:
             evaluation = [doc["prompt"] for doc in generate_docs(family, length, seed, 300, options)]
             if length >= 8:
-                assert not set(evaluation) & {example.prompt for example in stream}, (task, length)
+                assert not set(evaluation) & set(first), (task, length)
             assert not [index for index, example in enumerate(stream[:300])
-                        if example.length == length and example.prompt == evaluation[index]], (task, length)
+                        if example.length == length and first[index] == evaluation[index]], (task, length)
+
+
+def test_the_mqar_stream_is_zoologys_format_with_every_value_scored():
+    from copy_tasks.probes.families.mqar import QUERIES, ZOOLOGY_KEYS, ZOOLOGY_VALUES
+
+    stream = [training_example(QUICK, "mqar", seed=0, index=index) for index in range(50)]
+    assert stream == [training_example(QUICK, "mqar", seed=0, index=index) for index in range(50)]
+    assert stream != [training_example(QUICK, "mqar", seed=1, index=index) for index in range(50)]
+    tokenizer = tokenizer_for("mqar")
+    low, high = QUICK.mqar_pairs
+    for example in stream:
+        assert low <= example.length <= high and len(example.questions) == QUERIES
+        pairs = example.prompt[:2 * example.length]
+        assert set(pairs[0::2]) <= set(ZOOLOGY_KEYS) and set(pairs[1::2]) <= set(ZOOLOGY_VALUES)
+        for (prompt, answer), (following, _) in zip(example.questions, example.questions[1:]):
+            assert following == prompt + answer + following[-1]  # the next query follows the answered one
+        assert (example.prompt, example.answer) == example.questions[-1]
+        assert example.text == example.prompt + example.answer + "."
+        ids, labels = encode(tokenizer, example)
+        assert UNKNOWN not in tokenizer.convert_ids_to_tokens(ids)  # every symbol is a token of its own
+        scored = tokenizer.decode([token for token in labels if token != -100])
+        assert scored == "".join(answer for _, answer in example.questions) + "."
 
 
 def test_the_loss_covers_the_answer_and_its_end_only():
