@@ -7,7 +7,7 @@ lengths span a factor of 10, else on a linear one (n = 1 to 8). Generation varia
 exact match under our rule (`exact_match`; the summary also tables the authors');
 teacher-forced ones plot bits per character of the target (lower is better), which separates
 models even where exact match is 0. The experiments (training, the reference models' bound):
-`line_plot` of a few `Line`s. And the state-size plot (`copy_tasks.report.state_size`).
+`line_plot` of a few `Line`s. And the state-size plot (`copy_tasks.report.state_axis`).
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from copy_tasks.probes.families import FAMILIES
 from copy_tasks.probes.family import GENERATION, TEACHER_FORCED, TEACHER_FORCED_SUFFIX
 from copy_tasks.report.positions import THIRDS
-from copy_tasks.report.state_size import PLOT_NAME as STATE_SIZE_PLOT
-from copy_tasks.report.state_size import state_size_figure
+from copy_tasks.report.state_axis import PLOT_NAME as STATE_SIZE_PLOT
+from copy_tasks.report.state_axis import state_size_figure
 from copy_tasks.report.summary import curves, position_table, series, visible
 
 LEGEND_MODELS = 20  # more models than this: no legend (the CSV and summary name them)

@@ -124,6 +124,16 @@ def make_mqar_doc(rng: np.random.Generator, pairs: int, fmt: str = "natural") ->
     }
 
 
+def doc_format(doc: dict) -> str:
+    """A doc's format: its `format` field, `natural` for a doc written before the field was
+    (an export of task version 1.0's first docs, a hand-made doc).
+
+    >>> doc_format({"format": "zoology"}), doc_format({"prompt": "ab: 12\\n\\nab:"})
+    ('zoology', 'natural')
+    """
+    return doc.get("format", "natural")
+
+
 def query_docs(doc: dict) -> list[dict]:
     """The doc's requests, one per query: query i's prompt is the doc's with the queries before
     it answered rightly, then its key; its target and continuation are its value.
@@ -133,7 +143,7 @@ def query_docs(doc: dict) -> list[dict]:
     >>> [(d["prompt"][-9:], d["target"]) for d in query_docs(doc)]
     [('d: 2\\n\\ncd:', '2'), ('cd: 2\\nab:', '1')]
     """
-    zoology = doc["format"] == "zoology"
+    zoology = doc_format(doc) == "zoology"
     requests, prompt = [], doc["prompt"]
     for i, (key, value) in enumerate(zip(doc["query_keys"], doc["query_values"])):
         if i:
@@ -150,7 +160,7 @@ def leading_answer(generation: str, doc: dict) -> str:
     >>> leading_answer(" 6136 and so on", {"format": "natural"}), leading_answer("\uac01\uac02", {"format": "zoology"})
     ('6136', '\uac01')
     """
-    return generation.lstrip()[:1] if doc["format"] == "zoology" else leading_number(generation)
+    return generation.lstrip()[:1] if doc_format(doc) == "zoology" else leading_number(generation)
 
 
 def score_query(generation: str, doc: dict) -> dict[str, float]:

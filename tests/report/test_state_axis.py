@@ -1,4 +1,4 @@
-"""The state-size axis of the leaderboard (`copy_tasks.report.state_size`): the `state_bits`
+"""The state-size axis of the leaderboard (`copy_tasks.report.state_axis`): the `state_bits`
 column read from what a run recorded, the summary's table and the plot, on hand-made rows."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from leaderboard_fixtures import GOOD, read_rows, write_results
 from copy_tasks.models.bounded_state import copy_bound_length
 from copy_tasks.report.build import build_leaderboard
 from copy_tasks.report.rows import UPGRADABLE_SCHEMAS
-from copy_tasks.report.state_size import state_points, state_size_figure, state_size_markdown
+from copy_tasks.report.state_axis import state_points, state_size_figure, state_size_markdown
 
 
 def row(name, bits, length, value, family="random_copy", variant="generation", metric="exact_match"):
