@@ -155,10 +155,10 @@ def build_leaderboard(inputs: list[Path], out: Path, replace: bool = False,
         shown, run_notes = latest_runs(merged)
         report.notes += run_notes
         plots = all_plots(shown)
-        summary = summary_markdown(shown, sorted(plots), run_notes, sections,
-                                   [*order_gap_markdown(shown), *query_accuracy_markdown(shown),
-                                    *state_size_markdown(shown)])
-        page = page_html(shown, plots, run_notes, result_links(read, out), sections,
+        more_tables = [*order_gap_markdown(shown), *query_accuracy_markdown(shown), *state_size_markdown(shown)]
+        summary = summary_markdown(shown, sorted(plots), run_notes, sections, more_tables)
+        page_sections = ["\n".join(more_tables), *sections] if more_tables else sections
+        page = page_html(shown, plots, run_notes, result_links(read, out), page_sections,
                          section_plots(out, sections, plots))
         outputs = {out / CSV_NAME: csv_text(merged), **{out / PLOTS / name: png for name, png in plots.items()},
                    out / SUMMARY_NAME: summary, out / PAGE_NAME: page}

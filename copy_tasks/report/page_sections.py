@@ -1,5 +1,6 @@
 """The Markdown sections other commands add to a leaderboard (`sections/*.md`: the training
-experiments of `copy-tasks train`) as HTML for `index.html`.
+experiments of `copy-tasks train`), and the summary's tables made outside it (the name-first
+gap, queries answered, the state size), as HTML for `index.html`.
 
 Only the Markdown those sections use is read: `#` headings (`#` and `##` as the page's own
 section headings), paragraphs, pipe tables, `` `code` `` and images of the leaderboard's plots
@@ -16,17 +17,29 @@ add no markup of its own.
 from __future__ import annotations
 
 import base64
+import html
 import re
 from collections.abc import Callable, Mapping
 
 IMAGE = re.compile(r"^!\[([^\]]*)\]\(([^)]*)\)$")
 CODE = re.compile(r"`([^`]+)`")
+MARKDOWN_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|<>~])")
+
+
+def plain(markdown: str) -> str:
+    r"""Markdown text outside code as it reads: backslash escapes and HTML entities (which
+    `summary.markdown_text` writes) undone, to be escaped again for the page.
+
+    >>> plain(r"bounded\_state\(bits=64\) &lt;10")
+    'bounded_state(bits=64) <10'
+    """
+    return html.unescape(MARKDOWN_ESCAPE.sub(r"\1", markdown))
 
 
 def inline(value: str, escape: Callable[[str], str]) -> str:
     """Text with `` `code` `` spans, escaped."""
     pieces = CODE.split(value)
-    return "".join(f"<code>{escape(piece)}</code>" if index % 2 else escape(piece)
+    return "".join(f"<code>{escape(piece)}</code>" if index % 2 else escape(plain(piece))
                    for index, piece in enumerate(pieces))
 
 
@@ -37,8 +50,6 @@ def _cells(line: str) -> list[str]:
 def section_html(markdown: str, plots: Mapping[str, bytes], escape: Callable[[str], str] | None = None) -> str:
     """One section as HTML; `plots`: the leaderboard's plot files by name."""
     if escape is None:
-        import html
-
         def escape(value: str) -> str:
             return html.escape(value, quote=True)
 

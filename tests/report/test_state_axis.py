@@ -91,6 +91,9 @@ def test_the_column_comes_from_what_the_run_recorded(tmp_path):
     summary = (tmp_path / "out" / "summary.md").read_text()
     assert "| lstm | teacher_forced | 98,304 |" in summary
     assert (tmp_path / "out" / "plots" / "state_size.png").is_file()
+    page = (tmp_path / "out" / "index.html").read_text()  # the table on the page too, and the plot
+    assert "<h2>State size</h2>" in page and "<td>lstm</td><td>teacher_forced</td><td>98,304</td>" in page
+    assert "<figcaption>state_size.png</figcaption>" in page
 
 
 @pytest.mark.parametrize("schema", ["1", "2"])
