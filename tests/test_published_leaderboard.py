@@ -27,7 +27,7 @@ TRAINED_ARCHITECTURES = {"transformer-nope": "transformer (NoPE)", "transformer-
                          "transformer-alibi": "transformer (ALiBi)",
                          "transformer-hard-alibi": "transformer (Hard-ALiBi)", "mamba2": "ssm", "lstm": "rnn"}
 TRAINED_FAMILIES = {"copy": {"random_copy", "dup_ngram_copy"}, "lookup_prefix": {"lookup_prefix"},
-                    "lookup_suffix": {"lookup_suffix"}}
+                    "lookup_suffix": {"lookup_suffix"}, "mqar": {"mqar"}}  # mqar: `--tasks mqar`, Zoology's format
 IMAGE = re.compile(r'<img alt="([^"]*)" src="data:image/png;base64,([^"]*)"')
 
 
@@ -126,6 +126,8 @@ def test_the_trained_models_are_there_with_their_architecture_and_50_docs():
                 assert {row["family"] for row in mine} == families and {row["variant"] for row in mine} == {
                     "teacher_forced"}
     assert any(row["model"] == "ngram_copier(n=5)" for row in rows)
+    mqar = {row["flags"] for row in rows if row["model"].startswith("trained-mqar-")}
+    assert mqar == {"copy_tasks_mqar_format=zoology"}, mqar  # scored in the format they were trained on
 
 
 def test_every_generation_task_of_every_pretrained_model_has_the_authors_rule():

@@ -93,7 +93,8 @@ def state_size_markdown(rows: list[dict]) -> list[str]:
              f"(exact match under our rule, teacher-forced: greedy exact match). `{BOUND_FAMILY}` is bounded by the "
              "paper's Theorem 2.7: a state of B bits copies at most 1 + (B + 1) / log2(26) random letters with "
              "probability 1/2 or more. A transformer has no such state and no row here. The plot: "
-             f"`plots/{PLOT_NAME}`.", "",
+             f"`plots/{PLOT_NAME}` (a downward marker: below the shortest length run, drawn at half of it; an "
+             "upward one: the longest length run reached, so at least that).", "",
              "| model | variant | state bits | " + " | ".join(families) + " |",
              "|---|---|---:|" + "---:|" * len(families)]
     for (model, variant, bits), cells in sorted(table.items(), key=lambda item: (item[0][1], item[0][2], item[0][0])):
