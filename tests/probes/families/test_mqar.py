@@ -138,3 +138,26 @@ def test_zoologys_format_is_scored_by_the_first_symbol_and_refuses_more_pairs_th
 def test_the_natural_format_is_the_default_and_keeps_its_docs():
     assert generate_docs("mqar", 8, 1234, 3) == generate_docs("mqar", 8, 1234, 3, (("fmt", "natural"),))
     assert {doc["format"] for doc in generate_docs("mqar", 8, 1234, 3)} == {"natural"}
+
+
+def test_zoologys_format_gives_each_conformance_style_its_verdict():
+    """The conformance battery's answer styles (`probes.conformance.STYLES`), written one
+    character a token, generated and cut as lm-eval cuts them, on Zoology-format questions: the
+    verdicts the battery states for mqar, except restating the prompt's last line, which in a
+    format with no lines restates the whole sequence (its models write the next symbol)."""
+    from copy_tasks.models.answers import cut_at_stops
+    from copy_tasks.probes.conformance import EOS, END_OF_TURN, STYLES
+
+    (doc,) = generate_docs("mqar", 8, 1234, 1, ZOOLOGY)
+    for question in query_docs(doc):
+        value = question["continuation"]
+        other = next(symbol for symbol in ZOOLOGY_VALUES if symbol != value)
+        for name, style in STYLES.items():
+            changed = {"first_wrong": other, "last_missing": ""}  # a one-symbol value: another, or none
+            tokens = ([*changed[name], EOS] if name in changed
+                      else style.write(value, list, question["prompt"].rsplit("\n", 1)[-1]))
+            written = tokens[:tokens.index(EOS)] if EOS in tokens else tokens
+            text = cut_at_stops("".join(token for token in written if token is not END_OF_TURN),
+                                list(MQAR.stop_sequences))
+            expected = False if name == "restated_start" else style.expected("mqar", teacher_forced=False)
+            assert MQAR.score_one_reading(text, question)["exact_match"] == float(expected), name
