@@ -146,7 +146,7 @@ def test_zoologys_format_gives_each_conformance_style_its_verdict():
     verdicts the battery states for mqar, except restating the prompt's last line, which in a
     format with no lines restates the whole sequence (its models write the next symbol)."""
     from copy_tasks.models.answers import cut_at_stops
-    from copy_tasks.probes.conformance import EOS, END_OF_TURN, STYLES
+    from copy_tasks.probes.conformance import END_OF_TURN, EOS, STYLES
 
     (doc,) = generate_docs("mqar", 8, 1234, 1, ZOOLOGY)
     for question in query_docs(doc):
