@@ -68,7 +68,10 @@ def cached_numbers(model) -> int:
     cache = out.cache if getattr(out, "cache", None) is not None else out.cache_params
     total = 0
     for layer in range(model.config.num_hidden_layers):
-        conv, recurrent = cache.get_conv_state(layer), cache.get_recurrent_state(layer)
+        if hasattr(cache, "get_conv_state"):
+            conv, recurrent = cache.get_conv_state(layer), cache.get_recurrent_state(layer)
+        else:  # transformers before 5.x's linear-attention caches: MambaCache, Mamba2Cache
+            conv, recurrent = cache.conv_states[layer], cache.ssm_states[layer]
         total += conv.shape[1] * (conv.shape[2] - 1) + recurrent[0].numel()
     return total
 
