@@ -181,6 +181,9 @@ def main(argv: list[str] | None = None) -> None:
     tasks = tuple(dict.fromkeys(name.strip() for name in args.tasks.split(",") if name.strip()))
     if (unknown := [name for name in tasks if name not in TASKS]) or not tasks:
         parser.error(f"--tasks: unknown {', '.join(unknown) or '(none given)'}; allowed: {', '.join(TASKS)}")
+    if 0 < len(set(tasks) & set(PAPER_TASKS)) < len(PAPER_TASKS):  # their report compares the three
+        parser.error(f"--tasks {args.tasks}: the paper's tasks ({', '.join(PAPER_TASKS)}) are trained together or "
+                     "not at all; add the others, or give mqar alone")
     with one_line_errors("copy-tasks train", {TrainError: 2, LmEvalFailed: 1}):
         if args.report_only:
             report_again(args.out.resolve(), args.leaderboard)

@@ -77,7 +77,7 @@ def run_scores(folder: Path) -> dict[str, float | None]:
     task reports a query accuracy."""
     accuracy = metric_scores(folder, QUERY_ACCURACY)
     return metric_scores(folder) | {QUERY_ACCURACY_KEY.format(task=task): value
-                                         for task, value in accuracy.items() if value is not None}
+                                    for task, value in accuracy.items() if value is not None}
 
 
 def training_lengths(recipe: Recipe) -> tuple[int, ...]:
