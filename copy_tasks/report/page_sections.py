@@ -43,8 +43,16 @@ def inline(value: str, escape: Callable[[str], str]) -> str:
                    for index, piece in enumerate(pieces))
 
 
+UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
+
+
 def _cells(line: str) -> list[str]:
-    return [cell.strip() for cell in line.strip().strip("|").split("|")]
+    """A table row's cells, split at the pipes Markdown does not escape (`\\|` is text).
+
+    >>> _cells(r"| a\\|b | 1 |")
+    ['a\\\\|b', '1']
+    """
+    return [cell.strip() for cell in UNESCAPED_PIPE.split(line.strip().removeprefix("|").removesuffix("|"))]
 
 
 def section_html(markdown: str, plots: Mapping[str, bytes], escape: Callable[[str], str] | None = None) -> str:
