@@ -76,3 +76,13 @@ def test_an_unknown_task_is_refused_before_anything_is_trained(tmp_path, capsys,
         train_main(["--out", str(tmp_path / "run"), "--quick", "--tasks", tasks])
     assert stopped.value.code == 2
     assert "--tasks: unknown" in capsys.readouterr().err and not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("tasks", ["copy", "lookup_prefix,lookup_suffix", "copy,mqar"])
+def test_some_of_the_papers_tasks_without_the_others_are_refused(tmp_path, capsys, tasks):
+    from copy_tasks.experiments.train_command import main as train_main
+
+    with pytest.raises(SystemExit) as stopped:
+        train_main(["--out", str(tmp_path / "run"), "--quick", "--tasks", tasks])
+    assert stopped.value.code == 2
+    assert "are trained together or not at all" in capsys.readouterr().err and not (tmp_path / "run").exists()
