@@ -8,12 +8,19 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-import torch
+# The tests need no network and never reach a hub; huggingface_hub and datasets read these
+# when imported, so they are set before anything imports them.
+OFFLINE = {"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
+           "TOKENIZERS_PARALLELISM": "false", "OMP_NUM_THREADS": "1"}
+os.environ.update(OFFLINE)
 
-from copy_tasks.experiments.tiny_models import ARCHITECTURES, build_tiny_model
-from copy_tasks.probes.families import FAMILIES
-from copy_tasks.probes.options import SourceOption
+import pytest  # noqa: E402
+import torch  # noqa: E402
+from forked_command import run_forked  # noqa: E402
+
+from copy_tasks.experiments.tiny_models import ARCHITECTURES, build_tiny_model  # noqa: E402
+from copy_tasks.probes.families import FAMILIES  # noqa: E402
+from copy_tasks.probes.options import SourceOption  # noqa: E402
 
 BIN = Path(sys.executable).parent
 TESTS = Path(__file__).resolve().parent  # the tests' own files (fixtures, pinned values) are here
@@ -38,17 +45,20 @@ torch.set_num_threads(1)
 
 
 def offline_env(**extra: str) -> dict[str, str]:
-    env = dict(os.environ, HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1",
-               TRANSFORMERS_OFFLINE="1", TOKENIZERS_PARALLELISM="false", OMP_NUM_THREADS="1")
+    env = dict(os.environ, **OFFLINE)
     env.update(extra)
     return env
 
 
-def run_command(args: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess:
-    """Run one of the installed console scripts (`lm_eval`, `copy-tasks`) in a subprocess."""
-    command = [str(BIN / args[0]), *args[1:]]
-    return subprocess.run(command, cwd=cwd, env=offline_env(**env), capture_output=True,
-                          text=True, timeout=900)
+def run_command(args: list[str], cwd: Path, fresh: bool = False, **env: str) -> subprocess.CompletedProcess:
+    """Run one of the installed console scripts (`lm_eval`, `copy-tasks`): in a fork of this
+    process (`forked_command`: the same command without 5-10 s of imports), or with `fresh` or
+    variables read at start-up (`env`) in a new interpreter, as a user starts it."""
+    if fresh or env:
+        command = [str(BIN / args[0]), *args[1:]]
+        return subprocess.run(command, cwd=cwd, env=offline_env(**env), capture_output=True,
+                              text=True, timeout=900)
+    return run_forked(args, cwd, offline_env())
 
 
 def read_results(output: Path) -> tuple[dict, dict[str, list[dict]]]:

@@ -96,9 +96,10 @@ def test_samples_and_sampling_are_recorded_and_flagged_in_csv_and_summary(sample
 
 
 def test_a_limit_is_flagged_and_analytic_models_results_are_named_after_them(tmp_path):
+    # in a new interpreter, as a user starts the console script (the other commands run forked)
     result = run_command(["copy-tasks", "run", "--model", "ngram_copier", "--model_args", "unit=word,n=5",
                           "--tasks", "random_copy_10", "--limit", "2", "--output_path", str(tmp_path / "out")],
-                         cwd=tmp_path)
+                         cwd=tmp_path, fresh=True)
     assert result.returncode == 0, result.stderr[-3000:]
     assert [path.name for path in (tmp_path / "out").iterdir()] == ["ngram_copier(n=5,unit=word)"]
     results, _ = read_results(tmp_path / "out")
