@@ -26,7 +26,8 @@ import warnings
 from importlib import import_module
 from pathlib import Path
 
-ENTRY_POINTS = {"copy-tasks": ("copy_tasks.cli", "main"), **dict.fromkeys(("lm_eval", "lm-eval"), ("lm_eval.__main__", "cli_evaluate"))}
+ENTRY_POINTS = {"copy-tasks": ("copy_tasks.cli", "main"),
+                **dict.fromkeys(("lm_eval", "lm-eval"), ("lm_eval.__main__", "cli_evaluate"))}
 
 # The warning machinery as the interpreter set it up, before pytest records warnings per test.
 _FRESH_WARNING_FILTERS = list(warnings.filters)
