@@ -142,7 +142,19 @@ def query_docs(doc: dict) -> list[dict]:
     ...        "query_keys": ["cd", "ab"], "query_values": ["2", "1"]}
     >>> [(d["prompt"][-9:], d["target"]) for d in query_docs(doc)]
     [('d: 2\\n\\ncd:', '2'), ('cd: 2\\nab:', '1')]
+
+    A doc asks at least one query, and gives each query's value:
+
+    >>> query_docs({**doc, "query_keys": [], "query_values": []})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ValueError: an mqar doc asks at least one query: ... got 0 key(s) and 0 value(s)
     """
+    keys, values = doc.get("query_keys"), doc.get("query_values")
+    if not (isinstance(keys, list) and isinstance(values, list) and keys and len(keys) == len(values)):
+        counts = [f"{len(given)} {what}(s)" if isinstance(given, list) else f"{type(given).__name__} for {what}s"
+                  for given, what in ((keys, "key"), (values, "value"))]
+        raise ValueError("an mqar doc asks at least one query: doc['query_keys'] and doc['query_values'] must be "
+                         f"non-empty lists of the same length (a row of copy-tasks export), got {' and '.join(counts)}")
     zoology = doc_format(doc) == "zoology"
     requests, prompt = [], doc["prompt"]
     for i, (key, value) in enumerate(zip(doc["query_keys"], doc["query_values"])):
