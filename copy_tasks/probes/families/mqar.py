@@ -57,11 +57,22 @@ def _draw_keys(rng: np.random.Generator, count: int) -> list[str]:
     return list(keys)[:count]
 
 
+def check_pairs(pairs: int, fmt: str = "natural") -> None:
+    """Refuse a number of pairs the format cannot write: Zoology's has ZOOLOGY_SYMBOLS keys.
+
+    >>> check_pairs(600), check_pairs(512, "zoology")
+    (None, None)
+    >>> check_pairs(600, "zoology")
+    Traceback (most recent call last):
+    ValueError: copy_tasks_mqar_format=zoology has 512 key symbols, so at most 512 pairs, got 600
+    """
+    if fmt == "zoology" and pairs > ZOOLOGY_SYMBOLS:
+        raise ValueError(f"{MQAR_FORMAT.key}=zoology has {ZOOLOGY_SYMBOLS} key symbols, so at most "
+                         f"{ZOOLOGY_SYMBOLS} pairs, got {pairs}")
+
+
 def _draw_zoology(rng: np.random.Generator, pairs: int) -> tuple[list[str], list[str]]:
     """`pairs` distinct key symbols and `pairs` distinct value symbols (Zoology's vocabularies)."""
-    if pairs > ZOOLOGY_SYMBOLS:
-        raise ValueError(f"copy_tasks_mqar_format=zoology has {ZOOLOGY_SYMBOLS} key symbols, so at most "
-                         f"{ZOOLOGY_SYMBOLS} pairs, got {pairs}")
     keys = rng.choice(ZOOLOGY_SYMBOLS, size=pairs, replace=False).tolist()
     values = rng.choice(ZOOLOGY_SYMBOLS, size=pairs, replace=False).tolist()
     return [ZOOLOGY_KEYS[i] for i in keys], [ZOOLOGY_VALUES[i] for i in values]
@@ -101,6 +112,7 @@ def make_mqar_doc(rng: np.random.Generator, pairs: int, fmt: str = "natural") ->
     if pairs < QUERIES:
         raise ValueError(f"mqar asks {QUERIES} queries drawn without replacement, so it needs at least {QUERIES} "
                          f"pairs, got {pairs}")
+    check_pairs(pairs, fmt)
     if fmt == "zoology":
         keys, values = _draw_zoology(rng, pairs)
     else:
@@ -210,6 +222,7 @@ FAMILY = register(Family(
     authors_metrics=(),
     queries=query_docs,
     options=(MQAR_FORMAT,),
+    check_length=check_pairs,
     field_notes=(("format", "`natural` (key-value lines) or `zoology` (Zoology's one-symbol keys and values)"),
                  ("query_keys", "the keys asked, in order (the first is the prompt's); 4 letters (a symbol in "
                                 "Zoology's format), unique in a doc"),
