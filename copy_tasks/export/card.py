@@ -64,7 +64,8 @@ copy_tasks.score_teacher_forced(row, logprob, is_greedy)
 SEVERAL_QUESTIONS = """
 A row of {families} asks several questions in turn: `copy_tasks.questions(row)` gives one prompt
 each (the questions before it answered rightly), and `copy_tasks.score(row, answers)` takes the
-list of answers, one per question (`query_accuracy`: the fraction right; `exact_match`: all).
+list of answers, one per question (`query_accuracy`: the fraction right; `exact_match`: all);
+`copy_tasks.score_teacher_forced(row, logprobs, is_greedy)` the lists of each question's values.
 """
 
 

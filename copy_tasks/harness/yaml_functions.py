@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from copy_tasks.probes.families import family_named
-from copy_tasks.probes.public_scorer import score_teacher_forced
+from copy_tasks.probes.public_scorer import teacher_forced_metrics
 from copy_tasks.probes.task_docs import task_rows
 
 
@@ -33,11 +33,6 @@ def process_generation(doc: dict, results: list[str]) -> dict[str, float]:
 
 def process_teacher_forced(doc: dict, results: list[tuple[float, bool]]) -> dict[str, float]:
     """Metrics of a doc's scored continuations (lm-eval passes `[(logprob, is_greedy)]`, one per
-    request): exact_match is lm-eval's `is_greedy`
-    (`copy_tasks.probes.public_scorer.score_teacher_forced`), combined over a doc's questions."""
-    family = family_named(doc["family"])
-    requests = family.request_docs(doc)
-    if len(results) != len(requests):
-        raise ValueError(f"a {family.name} doc asks {len(requests)} question(s); got {len(results)} scores")
-    return family.combine([score_teacher_forced(request, logprob, is_greedy)
-                           for request, (logprob, is_greedy) in zip(requests, results)])
+    request): exact_match is lm-eval's `is_greedy`, combined over a doc's questions, as the public
+    scorer gives them (`copy_tasks.probes.public_scorer.score_teacher_forced`)."""
+    return teacher_forced_metrics(doc, list(results))

@@ -85,6 +85,10 @@ class Family:
     # target and continuation; the first is the doc itself. Each is one lm-eval request, and the
     # doc's metrics combine theirs (`combine`). None: a doc is one question, one request.
     queries: Callable[[dict], list[dict]] | None = None
+    # Refuses a length the family cannot draw under its options: (length, **options) -> None, a
+    # ValueError naming the value and the limit otherwise; a run checks it before any model loads
+    # (`copy_tasks.probes.run_checks`). None: every length from min_length to max_length can be drawn.
+    check_length: Callable[..., None] | None = None
 
     @property
     def needs_download(self) -> bool:

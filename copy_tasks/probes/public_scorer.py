@@ -27,7 +27,8 @@ model can compute. Given that and the continuation's log-probability,
 `score_teacher_forced(doc, logprob, is_greedy)` gives the teacher-forced task's metrics.
 
 A doc of a family that asks several questions in turn (`mqar`) is several prompts
-(`questions(doc)`); `score` then takes the list of answers, one per question.
+(`questions(doc)`); `score` then takes the list of answers, and `score_teacher_forced` the
+lists of log-probabilities and `is_greedy`, one per question.
 """
 
 from __future__ import annotations
@@ -101,11 +102,15 @@ def score(doc: Mapping[str, Any], answer: str | list[str]) -> dict[str, float]:
     doc = checked_doc(doc, "prompt", "target")
     family = family_named(doc["family"])
     several = family.queries is not None
-    answers = answer if several and isinstance(answer, list) else [answer]
-    if several != isinstance(answer, list) or not all(isinstance(text, str) for text in answers):
+    if not isinstance(answer, list if several else str):
         wanted = "a list of the texts written after each question's prompt" if several else "the text the model wrote"
         raise TypeError(f"answer must be {wanted} (a {'list of str' if several else 'str'}) for a {family.name} doc, "
                         f"got {type(answer).__name__}")
+    answers = answer if several else [answer]
+    for number, text in enumerate(answers):
+        if not isinstance(text, str):
+            raise TypeError(f"answer[{number}] must be the text written after question {number + 1}'s prompt (a str) "
+                            f"for a {family.name} doc, got {type(text).__name__}: {text!r}")
     return family.score_generations([cut_at_stops(text, family.stop_sequences) for text in answers], doc)
 
 
@@ -133,22 +138,59 @@ def checked_doc(doc: Any, *non_empty: str) -> dict:
     return doc
 
 
-def score_teacher_forced(doc: Mapping[str, Any], logprob: float, is_greedy: bool) -> dict[str, float]:
-    """The teacher-forced task's metrics of one question, from what the model computes for its
-    continuation: the log-probability (natural log) and whether every token is the argmax (a
-    doc of several questions combines its questions': `Family.combine`).
+def score_teacher_forced(doc: Mapping[str, Any], logprob: float | list[float],
+                         is_greedy: bool | list[bool]) -> dict[str, float]:
+    """The teacher-forced task's metrics of a doc, from what the model computes for its
+    continuation: the log-probability (natural log) and whether every token is the argmax. For
+    a doc of several questions (`questions`), `logprob` and `is_greedy` are lists, one per
+    question's continuation after its prompt, in order; the doc's metrics combine theirs
+    (`Family.combine`: `exact_match` when every question's is, `query_accuracy` the fraction).
 
     exact_match is `is_greedy`: greedy decoding would have written the continuation, token for
     token. bits_per_char is the answer's information under the model, per character: it
     separates models where exact match is 0.
 
-    >>> score_teacher_forced({"continuation": " 12"}, -math.log(8), False)
+    >>> score_teacher_forced({"family": "random_copy", "continuation": " 12"}, -math.log(8), False)
     {'exact_match': 0.0, 'logprob': -2.0794415416798357, 'bits_per_char': 1.0}
-    >>> score_teacher_forced({"continuation": " 12"}, 5.0, True)
+    >>> score_teacher_forced({"family": "random_copy", "continuation": " 12"}, 5.0, True)
     Traceback (most recent call last):
     ValueError: logprob=5.0 is not a log-probability: it must be 0 or below (the natural log of a probability)
+    >>> doc = {"family": "mqar", "prompt": "ab: 1\\ncd: 2\\n\\ncd:", "target": "2", "continuation": " 2",
+    ...        "query_keys": ["cd", "ab"], "query_values": ["2", "1"]}
+    >>> score_teacher_forced(doc, [-1.0, -3.0], [True, False])
+    {'exact_match': 0.0, 'logprob': -2.0, 'bits_per_char': 1.4426950408889634, 'query_accuracy': 0.5}
     """
-    continuation = plain(doc).get("continuation") if isinstance(plain(doc), Mapping) else None
+    plain_doc = plain(doc)
+    if not isinstance(plain_doc, Mapping) or "family" not in plain_doc:
+        raise ValueError("doc must be a mapping with a 'family' (a row of copy-tasks export)")
+    family = family_named(plain_doc["family"])
+    if family.queries is None:
+        return teacher_forced_metrics(plain_doc, [(logprob, is_greedy)])
+    if not (isinstance(logprob, list) and isinstance(is_greedy, list)):
+        raise TypeError(f"logprob and is_greedy must be lists, one per question (copy_tasks.questions(doc)), for a "
+                        f"{family.name} doc, got {type(logprob).__name__} and {type(is_greedy).__name__}")
+    if len(logprob) != len(is_greedy):
+        raise ValueError(f"logprob and is_greedy must give one value per question each, got {len(logprob)} and "
+                         f"{len(is_greedy)}")
+    return teacher_forced_metrics(checked_doc(plain_doc, "prompt", "target"), list(zip(logprob, is_greedy)))
+
+
+def teacher_forced_metrics(doc: dict, scored: list[tuple[float, bool]]) -> dict[str, float]:
+    """A doc's teacher-forced metrics from one (logprob, is_greedy) per request of it
+    (`Family.request_docs`), as lm-eval passes them to `process_results`, combined over its
+    questions (`Family.combine`); a ValueError for another count."""
+    family = family_named(doc["family"])
+    requests = family.request_docs(doc)
+    if len(scored) != len(requests):
+        raise ValueError(f"a {family.name} doc asks {len(requests)} question(s); got {len(scored)} "
+                         "(logprob, is_greedy) pair(s)")
+    return family.combine([continuation_metrics(request, logprob, is_greedy)
+                           for request, (logprob, is_greedy) in zip(requests, scored)])
+
+
+def continuation_metrics(request: Mapping[str, Any], logprob: float, is_greedy: bool) -> dict[str, float]:
+    """The teacher-forced metrics of one request's continuation (`score_teacher_forced`)."""
+    continuation = request.get("continuation")
     if not isinstance(continuation, str) or not continuation:
         raise ValueError("doc['continuation'] is missing or empty: a doc of ours has a non-empty continuation "
                          "(a row of copy-tasks export)")

@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from copy_tasks.probes.families import FAMILIES, UMBRELLA_GROUPS, parse_task_name, user_options
+from copy_tasks.probes.families import FAMILIES, UMBRELLA_GROUPS, parse_task_name, task_settings, user_options
 from copy_tasks.probes.family import Family
-from copy_tasks.probes.options import PREFIX, SourceOption, parse_present
+from copy_tasks.probes.options import PREFIX, OptionError, SourceOption, parse_present
 
 
 def requested(tasks: Iterable[str]) -> dict[Family, set[int]]:
@@ -47,13 +47,33 @@ def task_names(tasks: Iterable[str] | str) -> list[str]:
 
 
 def check_options_and_sources(metadata: Mapping[str, Any], tasks: Iterable[str] | str) -> None:
-    """Raise UserError for a bad or unknown `copy_tasks_*` key in `metadata`, or a data source
-    that a requested task cannot read or that is too short for its lengths."""
+    """Raise UserError for a bad or unknown `copy_tasks_*` key in `metadata`, a data source
+    that a requested task cannot read or that is too short for its lengths, or a requested
+    length its family cannot draw under these options (`Family.check_length`)."""
     given = parse_present(metadata, user_options())
     for family, lengths in requested(task_names(tasks)).items():
         for option in family.options:
             if isinstance(option, SourceOption):
                 option.check(given.get(option.key, option.default), max(lengths))
+        check_lengths(family, lengths, metadata)
+
+
+def check_lengths(family: Family, lengths: Iterable[int], metadata: Mapping[str, Any]) -> None:
+    """Raise OptionError naming the first task of `lengths` that `family` cannot draw under the
+    options in `metadata`.
+
+    >>> check_lengths(FAMILIES["mqar"], [8, 600], {"copy_tasks_mqar_format": "zoology"})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    copy_tasks.probes.options.OptionError: mqar_600 cannot be drawn: copy_tasks_mqar_format=zoology has 512 ...
+    """
+    if family.check_length is None:
+        return
+    options = dict(task_settings(family, metadata).doc_options)
+    for length in sorted(lengths):
+        try:
+            family.check_length(length, **options)
+        except ValueError as error:
+            raise OptionError(f"{family.task_name(length)} cannot be drawn: {error}") from None
 
 
 def is_ours(task: str) -> bool:

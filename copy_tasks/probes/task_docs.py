@@ -85,6 +85,17 @@ def docs_fingerprint(docs: Iterable[Mapping[str, Any]]) -> str:
     """
     digest = hashlib.sha256()
     for doc in docs:
-        for question in family_named(doc["family"]).request_docs(doc):
-            digest.update(json.dumps([question["prompt"], question["target"], question["continuation"]]).encode())
+        for question in questions_text(doc):
+            digest.update(json.dumps(list(question)).encode())
     return digest.hexdigest()
+
+
+def questions_text(doc: Mapping[str, Any]) -> list[tuple[str, str, str]]:
+    """(prompt, target, continuation) of each question a doc asks (`Family.request_docs`): what a
+    model's answers to it answer, and what its fingerprint covers.
+
+    >>> questions_text({"family": "phonebook_copy", "prompt": "Ann:", "target": "1", "continuation": " 1"})
+    [('Ann:', '1', ' 1')]
+    """
+    return [(question["prompt"], question["target"], question["continuation"])
+            for question in family_named(doc["family"]).request_docs(doc)]

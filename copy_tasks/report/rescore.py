@@ -14,9 +14,12 @@ they were.
 
 A run is re-scored only if its answers are to the docs this version draws and every one of
 them is there: a samples file holding fewer or more samples than the results file counts
-(`n-samples`), or a doc twice, or a task whose recorded `copy_tasks_docs_sha256` differs from
-the docs the current version draws for its settings, is refused in one line naming the file
-and what differs (re-aggregating a cut file would report the mean of the lines left).
+(`n-samples`, which must be there), or a doc twice, or a task whose recorded
+`copy_tasks_docs_sha256` differs from the docs the current version draws for its settings, or a
+sample whose doc is not the doc drawn for its `doc_id` (its questions' prompts, targets and
+continuations), is refused in one line naming the file and what differs (re-aggregating a cut
+file would report the mean of the lines left). A doc of several questions (`mqar`) is scored
+from all its answers, one per question (`Family.score_generations`), as the task scored it.
 
     >>> aggregate([1.0, 0.0, 1.0, 1.0])
     (0.75, 0.25)
@@ -35,7 +38,7 @@ from copy_tasks.probes.families import FAMILIES, parse_task_name
 from copy_tasks.probes.family import GENERATION
 from copy_tasks.probes.options import PREFIX, RECORDED_KEYS, TASK_KEYS, Recorded, UserError, one_line_errors
 from copy_tasks.probes.public_scorer import checked_doc
-from copy_tasks.probes.task_docs import docs_fingerprint, task_rows
+from copy_tasks.probes.task_docs import docs_fingerprint, questions_text, task_rows
 from copy_tasks.report.results import (
     UnreadableResults,
     find_result_files,
@@ -71,15 +74,18 @@ def check_complete(task: str, samples: list[dict], results: dict, path: Path) ->
         twice = next(doc_id for doc_id in ids if ids.count(doc_id) > 1)
         raise RescoreRefused(f"{path}: {task}: doc_id {twice} occurs more than once; a samples file with "
                              "duplicated lines cannot be re-scored")
-    counted = (results.get("n-samples") or {}).get(task, {})
+    counted = (results.get("n-samples") or {}).get(task)
     expected = counted.get("effective") if isinstance(counted, dict) else None
-    if expected is not None and len(samples) != expected:
+    if not isinstance(expected, int):
+        raise RescoreRefused(f"{path}: {task}: the results file records no count of its samples (n-samples "
+                             f"{task} effective); without it a cut samples file cannot be told from a whole one")
+    if len(samples) != expected:
         raise RescoreRefused(f"{path}: {task}: {len(samples)} samples, but the results file counts {expected} "
                              "(n-samples); a cut or padded samples file cannot be re-scored")
 
 
-def check_same_docs(task: str, results: dict, path: Path) -> None:
-    """The docs the run scored (their recorded fingerprint) are those this version draws."""
+def check_same_docs(task: str, results: dict, path: Path) -> list[dict]:
+    """The docs the run scored (their recorded fingerprint) are those this version draws; returns them."""
     family, _, length = parse_task_name(task)
     metadata = results["configs"][task].get("metadata") or {}
     recorded = metadata.get(Recorded.DOCS_SHA256)
@@ -88,22 +94,97 @@ def check_same_docs(task: str, results: dict, path: Path) -> None:
     options = {key: value for key, value in metadata.items()
                if key.startswith(PREFIX) and key not in RECORDED_KEYS and key not in TASK_KEYS}
     try:
-        current = docs_fingerprint(task_rows(family, length, GENERATION, options))
+        drawn = task_rows(family, length, GENERATION, options)
     except UserError as error:
         raise RescoreRefused(f"{path}: {task}: cannot draw its docs to compare them ({error})") from None
+    current = docs_fingerprint(drawn)
     if current != recorded:
         raise RescoreRefused(f"{path}: {task} scored other docs than this version draws ({Recorded.DOCS_SHA256} "
                              f"{recorded[:12]} recorded, {current[:12]} now): its answers cannot be re-scored "
                              "as this version's")
+    return drawn
 
 
-def answer_of(sample: dict, number: int, task: str, path: Path | str) -> str:
-    """The stored answer text of a sample (`filtered_resps[0]`), or RescoreRefused naming it."""
+def run_docs(task: str, results: dict, count: int) -> tuple[list[int], bool]:
+    """The indices of the drawn docs the run scored, of the `count` drawn, and whether `--samples`
+    chose them: those it chose, or under `--limit N` (as the task recorded it) the first N.
+
+    >>> run_docs("t", {"configs": {"t": {"metadata": {"copy_tasks_samples": [7, 2]}}}}, 10)
+    ([2, 7], True)
+    >>> run_docs("t", {"configs": {"t": {"metadata": {"copy_tasks_limit": 3}}}}, 10)
+    ([0, 1, 2], False)
+    """
+    metadata = results["configs"][task].get("metadata") or {}
+    chosen, limit = metadata.get(Recorded.SAMPLES), metadata.get(Recorded.LIMIT)
+    if isinstance(chosen, list):
+        return sorted({index for index in chosen if isinstance(index, int) and 0 <= index < count}), True
+    return list(range(min(count, limit) if isinstance(limit, int) else count)), False
+
+
+def check_sample_docs(task: str, samples: list[dict], drawn: list[dict], results: dict, path: Path) -> None:
+    """Each sample's doc is a doc the run scored, once, and the one this version draws for it,
+    question by question: the doc of its `doc_id`, or under `--samples` the doc of its own `index`
+    (lm-eval 0.4.13 logs the docs of an unsorted `--samples` list under the list's doc_ids in turn)."""
+    scored, chosen = run_docs(task, results, len(drawn))
+    holder: dict[int, int] = {}  # doc index -> the doc_id of the sample holding it
+    for sample in samples:
+        doc_id = sample.get("doc_id")
+        if isinstance(doc_id, bool) or doc_id not in scored:
+            raise RescoreRefused(f"{path}: {task}: doc_id {doc_id!r} is not a doc of the run (it scored docs "
+                                 f"{_listed(scored)}); a samples file of other docs cannot be re-scored")
+        try:
+            doc = checked_doc(sample.get("doc"), "prompt", "target")
+            stored = questions_text(doc)
+        except (TypeError, ValueError, KeyError) as error:
+            raise RescoreRefused(f"{path}: {task}: doc_id {doc_id}: {error.args[0]}") from None
+        index = doc.get("index") if chosen else doc_id
+        if isinstance(index, bool) or index not in scored or index in holder:
+            why = f"which doc_id {holder[index]} holds too" if index in holder else "which the run did not score"
+            raise RescoreRefused(f"{path}: {task}: the sample of doc_id {doc_id} holds doc {index!r}, {why}")
+        holder[index] = doc_id
+        if stored != (expected := questions_text(drawn[index])):
+            raise RescoreRefused(f"{path}: {task}: the sample of doc_id {doc_id} holds another doc than doc {index} "
+                                 f"this version draws ({difference(stored, expected)}); its answers cannot be "
+                                 "re-scored as that doc's")
+
+
+def _listed(indices: list[int]) -> str:
+    """Doc indices in a few words.
+
+    >>> _listed([0, 1, 2, 3]), _listed([2, 7]), _listed([])
+    ('0 to 3', '2, 7', 'none')
+    """
+    if not indices:
+        return "none"
+    if len(indices) > 2 and indices == list(range(indices[0], indices[-1] + 1)):
+        return f"{indices[0]} to {indices[-1]}"
+    return ", ".join(map(str, indices))
+
+
+def difference(stored: list[tuple[str, ...]], expected: list[tuple[str, ...]]) -> str:
+    """What first differs between two docs' questions (`questions_text`), in words.
+
+    >>> difference([("a:", "1", " 1")], [("b:", "1", " 1")])
+    'its prompt differs'
+    >>> difference([("a:", "1", " 1"), ("a: 1\\nb:", "3", " 3")], [("a:", "1", " 1"), ("a: 1\\nb:", "2", " 2")])
+    "question 2's target differs"
+    """
+    if len(stored) != len(expected):
+        return f"it asks {len(stored)} question(s), the drawn doc {len(expected)}"
+    number, field = next((number, field) for number, (mine, theirs) in enumerate(zip(stored, expected), 1)
+                         for field, a, b in zip(("prompt", "target", "continuation"), mine, theirs) if a != b)
+    whose = "its" if len(expected) == 1 else f"question {number}'s"
+    return f"{whose} {field} differs"
+
+
+def answers_of(sample: dict, number: int, task: str, path: Path | str) -> list[str]:
+    """The stored answer texts of a sample (`filtered_resps`: one per request of its doc), or
+    RescoreRefused naming it."""
     responses = sample.get("filtered_resps") if isinstance(sample, dict) else None
-    if not (isinstance(responses, list) and responses and isinstance(responses[0], str)):
-        raise RescoreRefused(f"{path}: {task}: sample {number} has no answer text (filtered_resps[0] must be a "
-                             "string); only samples lm-eval logged with --log_samples can be re-scored")
-    return responses[0]
+    if not (isinstance(responses, list) and responses and all(isinstance(text, str) for text in responses)):
+        raise RescoreRefused(f"{path}: {task}: sample {number} has no answer text (filtered_resps must be a list "
+                             "of strings); only samples lm-eval logged with --log_samples can be re-scored")
+    return responses
 
 
 def rescore_samples(task: str, samples: list[dict], path: Path | str = "samples") -> list[dict]:
@@ -112,13 +193,13 @@ def rescore_samples(task: str, samples: list[dict], path: Path | str = "samples"
     rescored = []
     for number, sample in enumerate(samples):
         metrics = {name: NAN for name in family.generation_metrics}
-        answer = answer_of(sample, number, task, path)
+        answers = answers_of(sample, number, task, path)
         try:
             doc = checked_doc(sample.get("doc"), "prompt", "target")
+            if sample.get("overflow") != 1.0:
+                metrics |= family.score_generations(answers, doc)
         except (TypeError, ValueError) as error:
             raise RescoreRefused(f"{path}: {task}: sample {number}: {error}") from None
-        if sample.get("overflow") != 1.0:
-            metrics |= family.score_both_rules(answer, doc)
         rescored.append({**sample, **metrics, "metrics": [*family.generation_metrics, "overflow"]})
     return rescored
 
@@ -154,7 +235,7 @@ def rescore_run(results_path: Path, out: Path) -> list[str]:
             except UnreadableResults as error:
                 raise RescoreRefused(f"{sample_path}: {error}") from None
             check_complete(task, stored, results, sample_path)
-            check_same_docs(task, results, results_path)
+            check_sample_docs(task, stored, check_same_docs(task, results, results_path), results, sample_path)
             samples = rescore_samples(task, stored, sample_path)
             rescore_task(results, task, samples)
             written[out / sample_path.name] = "".join(json.dumps(sample, ensure_ascii=False) + "\n"

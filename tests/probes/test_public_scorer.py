@@ -104,6 +104,37 @@ def test_a_doc_of_several_questions_takes_one_answer_each(rows):
     assert copy_tasks.score(doc, [" 0000"] * 3 + values[3:]) == {"exact_match": 0.0, "query_accuracy": 0.625}
 
 
+def test_an_answer_that_is_not_text_is_named_with_its_position(rows):
+    """Issue 45 finding 25: `[' 2', None]` was said to be a bad list, not a bad element."""
+    with pytest.raises(TypeError, match=r"answer\[1\] must be the text written after question 2's prompt .*"
+                                        r"got NoneType: None"):
+        copy_tasks.score(rows["mqar"][0], [" 2", None])
+
+
+def test_a_doc_of_several_questions_without_questions_is_a_clear_error(rows):
+    """Issue 45 finding 20: empty `query_keys` gave an IndexError."""
+    doc = {**rows["mqar"][0], "query_keys": [], "query_values": []}
+    with pytest.raises(ValueError, match=r"asks at least one query: .*got 0 key\(s\) and 0 value\(s\)"):
+        copy_tasks.score(doc, [])
+    with pytest.raises(ValueError, match=r"got 0 key\(s\) and 2 value\(s\)"):
+        copy_tasks.questions({**doc, "query_values": ["1", "2"]})
+
+
+def test_teacher_forced_metrics_of_several_questions_take_one_value_each(rows):
+    """Issue 45 finding 9: one (logprob, is_greedy) was taken as the whole mqar doc's verdict."""
+    doc = rows["mqar"][0]
+    logprobs, greedy = [-0.5] * 6 + [-2.0, -4.0], [True] * 6 + [False, False]
+    metrics = copy_tasks.score_teacher_forced(doc, logprobs, greedy)
+    # 6 of 8 values greedy; the mean log-probability (6 * 0.5 + 2 + 4) / 8 = 1.125 nats, each over 5 characters
+    assert metrics == {"exact_match": 0.0, "query_accuracy": 0.75, "logprob": pytest.approx(-1.125),
+                       "bits_per_char": pytest.approx(1.125 / math.log(2) / 5)}
+    assert process_teacher_forced(doc, list(zip(logprobs, greedy))) == metrics  # what the task reports
+    with pytest.raises(TypeError, match="lists, one per question"):
+        copy_tasks.score_teacher_forced(doc, -0.5, True)
+    with pytest.raises(ValueError, match=r"asks 8 question\(s\); got 7"):
+        copy_tasks.score_teacher_forced(doc, logprobs[:7], greedy[:7])
+
+
 def test_teacher_forced_metrics_are_the_tasks_and_worked_by_hand():
     doc = {"family": "phonebook_copy", "continuation": " 12"}
     metrics = copy_tasks.score_teacher_forced(doc, -6 * math.log(2), True)

@@ -57,6 +57,16 @@ def test_keys_without_our_prefix_are_left_to_others():
         check_options_and_sources({"copy_tasks_pretrained": "gpt2"}, "phonebook_copy_20")
 
 
+def test_zoologys_format_above_its_512_pairs_is_refused_before_a_model_loads_naming_both():
+    """Issue 45 finding 18: mqar_600 in Zoology's format was a traceback from the dataset hook,
+    after the model had loaded."""
+    zoology = {"copy_tasks_mqar_format": "zoology"}
+    with pytest.raises(UserError, match=r"^mqar_600 cannot be drawn: .*at most 512 pairs, got 600$"):
+        check_options_and_sources(zoology, "mqar_8,mqar_600")
+    assert check_options_and_sources(zoology, "mqar_512,mqar") is None  # every shipped length fits
+    assert check_options_and_sources({}, "mqar_600") is None  # the natural format has no such limit
+
+
 def test_a_text_source_must_hold_the_longest_passage_asked_for(tmp_path):
     source = tmp_path / "thirty.txt"
     source.write_text(" ".join(["word"] * 30))

@@ -12,7 +12,8 @@ import pytest
 from conftest import ROOT
 
 from copy_tasks.probes.families import FAMILIES
-from copy_tasks.report.rescore import RescoreRefused, rescore_run, rescore_samples
+from copy_tasks.probes.task_docs import task_rows
+from copy_tasks.report.rescore import RescoreRefused, check_sample_docs, rescore_run, rescore_samples
 
 
 def sample(generation: str, target: str, overflow: float = 0.0) -> dict:
@@ -48,9 +49,9 @@ def test_the_published_gemma_run_is_rescored_and_rescoring_it_again_changes_noth
         rescore_run(source, tmp_path)
 
 
-def published_gemma_run(tmp_path: Path, task: str = "random_copy_200") -> Path:
-    """A copy of the published Gemma run's results file holding `task`, and its samples."""
-    run = ROOT / "leaderboard/results/gemma-3-270m/gemma-3-270m"
+def published_gemma_run(tmp_path: Path, task: str = "random_copy_200", model: str = "gemma-3-270m") -> Path:
+    """A copy of a published run's results file holding `task` (Gemma's unless `model`), and its samples."""
+    run = ROOT / f"leaderboard/results/{model}/{model}"
     source = next(path for path in sorted(run.glob("results_*.json"))
                   if task in json.loads(path.read_text())["results"])
     copy = tmp_path / "run"
@@ -124,3 +125,63 @@ def test_bad_paths_and_a_broken_samples_file_are_one_line_naming_them(tmp_path):
     done = rescore_command(results.parent, "--out", tmp_path / "out")
     assert done.returncode == 2 and done.stderr.count("\n") == 1 and str(samples) in done.stderr, done.stderr
     assert (tmp_path / "taken.txt").read_text() == "mine"
+
+
+def test_every_answer_of_a_doc_of_several_questions_is_scored(tmp_path):
+    """Issue 45 finding 1: only the first of mqar's 8 answers was scored (SmolLM2's mqar_8 became 0.52 and 0.52)."""
+    source = published_gemma_run(tmp_path, "mqar_8", model="smollm2-135m")
+    published = json.loads(source.read_text())["results"]
+    samples = [json.loads(line) for line in next(source.parent.glob("samples_mqar_8_*.jsonl")).read_text().splitlines()]
+    rights = [[answer.strip() == value for answer, value in zip(s["filtered_resps"], s["doc"]["query_values"])]
+              for s in samples]
+    # worked from the answers: 8 of 25 docs have every value right, 180 of 200 values are right
+    assert (sum(map(all, rights)), sum(map(sum, rights))) == (8, 180)
+    assert rescore_run(source, source.parent / "out") == ["mqar_16", "mqar_32", "mqar_8"]
+    rescored = json.loads((source.parent / "out" / source.name).read_text())["results"]
+    for task in ("mqar_8", "mqar_16", "mqar_32"):
+        for metric in ("exact_match,none", "query_accuracy,none"):
+            assert rescored[task][metric] == pytest.approx(published[task][metric]), (task, metric)
+    assert (rescored["mqar_8"]["exact_match,none"], rescored["mqar_8"]["query_accuracy,none"]) == (0.32, 0.9)
+
+
+@pytest.mark.parametrize("damage, says", [
+    ("doc 1's sample as doc_id 0", "the sample of doc_id 0 holds another doc than doc 0 this version draws "
+                                   r"\(its prompt differs\)"),
+    ("doc_id 999", r"doc_id 999 is not a doc of the run \(it scored docs 0 to 24\)"),
+])
+def test_a_sample_whose_doc_is_not_the_doc_of_its_doc_id_is_refused(tmp_path, damage, says):
+    """Issue 45 finding 4: doc 0's sample replaced by another doc's, or a doc_id of no doc, was re-scored."""
+    results = published_gemma_run(tmp_path)
+    path = next(results.parent.glob("samples_random_copy_200_*.jsonl"))
+    samples = [json.loads(line) for line in path.read_text().splitlines()]
+    samples[0] = {**samples[1], "doc_id": 0} if damage.startswith("doc 1") else {**samples[0], "doc_id": 999}
+    path.write_text("".join(json.dumps(sample) + "\n" for sample in samples))
+    with pytest.raises(RescoreRefused, match=f"random_copy_200: {says}"):
+        rescore_run(results, tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_docs_an_unsorted_samples_list_logs_are_matched_by_their_own_index():
+    """lm-eval 0.4.13 logs `--samples [4, 2]`'s docs 2 and 4, in that order, as doc_ids 4 and 2."""
+    drawn = task_rows("random_copy", 10, "generation", {"copy_tasks_docs": 5})
+    results = {"configs": {"random_copy_10": {"metadata": {"copy_tasks_samples": [4, 2]}}}}
+    logged = [{"doc_id": 4, "doc": drawn[2]}, {"doc_id": 2, "doc": drawn[4]}]
+    assert check_sample_docs("random_copy_10", logged, drawn, results, Path("s.jsonl")) is None
+    with pytest.raises(RescoreRefused, match="the sample of doc_id 2 holds doc 1, which the run did not score"):
+        check_sample_docs("random_copy_10", [logged[0], {"doc_id": 2, "doc": drawn[1]}], drawn, results,
+                          Path("s.jsonl"))
+    with pytest.raises(RescoreRefused, match="holds doc 2, which doc_id 4 holds too"):
+        check_sample_docs("random_copy_10", [logged[0], {"doc_id": 2, "doc": drawn[2]}], drawn, results,
+                          Path("s.jsonl"))
+
+
+def test_a_results_file_that_does_not_count_its_samples_is_refused(tmp_path):
+    """Issue 45 finding 10: with n-samples deleted, a samples file cut to 3 of 25 lines was re-scored over 3."""
+    results = published_gemma_run(tmp_path)
+    data = json.loads(results.read_text())
+    del data["n-samples"]
+    results.write_text(json.dumps(data))
+    samples = next(results.parent.glob("samples_random_copy_200_*.jsonl"))
+    samples.write_text("\n".join(samples.read_text().splitlines()[:3]) + "\n")
+    with pytest.raises(RescoreRefused, match="records no count of its samples"):
+        rescore_run(results, tmp_path / "out")

@@ -57,11 +57,22 @@ def _draw_keys(rng: np.random.Generator, count: int) -> list[str]:
     return list(keys)[:count]
 
 
+def check_pairs(pairs: int, fmt: str = "natural") -> None:
+    """Refuse a number of pairs the format cannot write: Zoology's has ZOOLOGY_SYMBOLS keys.
+
+    >>> check_pairs(600), check_pairs(512, "zoology")
+    (None, None)
+    >>> check_pairs(600, "zoology")
+    Traceback (most recent call last):
+    ValueError: copy_tasks_mqar_format=zoology has 512 key symbols, so at most 512 pairs, got 600
+    """
+    if fmt == "zoology" and pairs > ZOOLOGY_SYMBOLS:
+        raise ValueError(f"{MQAR_FORMAT.key}=zoology has {ZOOLOGY_SYMBOLS} key symbols, so at most "
+                         f"{ZOOLOGY_SYMBOLS} pairs, got {pairs}")
+
+
 def _draw_zoology(rng: np.random.Generator, pairs: int) -> tuple[list[str], list[str]]:
     """`pairs` distinct key symbols and `pairs` distinct value symbols (Zoology's vocabularies)."""
-    if pairs > ZOOLOGY_SYMBOLS:
-        raise ValueError(f"copy_tasks_mqar_format=zoology has {ZOOLOGY_SYMBOLS} key symbols, so at most "
-                         f"{ZOOLOGY_SYMBOLS} pairs, got {pairs}")
     keys = rng.choice(ZOOLOGY_SYMBOLS, size=pairs, replace=False).tolist()
     values = rng.choice(ZOOLOGY_SYMBOLS, size=pairs, replace=False).tolist()
     return [ZOOLOGY_KEYS[i] for i in keys], [ZOOLOGY_VALUES[i] for i in values]
@@ -101,6 +112,7 @@ def make_mqar_doc(rng: np.random.Generator, pairs: int, fmt: str = "natural") ->
     if pairs < QUERIES:
         raise ValueError(f"mqar asks {QUERIES} queries drawn without replacement, so it needs at least {QUERIES} "
                          f"pairs, got {pairs}")
+    check_pairs(pairs, fmt)
     if fmt == "zoology":
         keys, values = _draw_zoology(rng, pairs)
     else:
@@ -142,7 +154,19 @@ def query_docs(doc: dict) -> list[dict]:
     ...        "query_keys": ["cd", "ab"], "query_values": ["2", "1"]}
     >>> [(d["prompt"][-9:], d["target"]) for d in query_docs(doc)]
     [('d: 2\\n\\ncd:', '2'), ('cd: 2\\nab:', '1')]
+
+    A doc asks at least one query, and gives each query's value:
+
+    >>> query_docs({**doc, "query_keys": [], "query_values": []})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ValueError: an mqar doc asks at least one query: ... got 0 key(s) and 0 value(s)
     """
+    keys, values = doc.get("query_keys"), doc.get("query_values")
+    if not (isinstance(keys, list) and isinstance(values, list) and keys and len(keys) == len(values)):
+        counts = [f"{len(given)} {what}(s)" if isinstance(given, list) else f"{type(given).__name__} for {what}s"
+                  for given, what in ((keys, "key"), (values, "value"))]
+        raise ValueError("an mqar doc asks at least one query: doc['query_keys'] and doc['query_values'] must be "
+                         f"non-empty lists of the same length (a row of copy-tasks export), got {' and '.join(counts)}")
     zoology = doc_format(doc) == "zoology"
     requests, prompt = [], doc["prompt"]
     for i, (key, value) in enumerate(zip(doc["query_keys"], doc["query_values"])):
@@ -198,6 +222,7 @@ FAMILY = register(Family(
     authors_metrics=(),
     queries=query_docs,
     options=(MQAR_FORMAT,),
+    check_length=check_pairs,
     field_notes=(("format", "`natural` (key-value lines) or `zoology` (Zoology's one-symbol keys and values)"),
                  ("query_keys", "the keys asked, in order (the first is the prompt's); 4 letters (a symbol in "
                                 "Zoology's format), unique in a doc"),
