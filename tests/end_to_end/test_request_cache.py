@@ -94,8 +94,9 @@ def cached_evaluate(tasks: list[str], **kwargs) -> dict:
     """An in-process run of the perfect copier over 4 docs of each task, with the request cache."""
     import lm_eval
 
-    import copy_tasks.models.reference_lm  # noqa: F401  (registers ngram_copier)
+    from copy_tasks.models import register_backends
 
+    register_backends()
     return lm_eval.simple_evaluate(model="ngram_copier", tasks=tasks, cache_requests=True, log_samples=True,
                                    task_manager=copy_tasks.task_manager(metadata={"copy_tasks_docs": 4}), **kwargs)
 
