@@ -20,8 +20,10 @@ The patches (`PATCH_TARGETS`; `copy_tasks.harness.registration` makes them, the 
 - `lm_eval.evaluator.evaluate(lm, task_dict, ...)`: we hand our tasks the model first, and
   complete what it returns (`copy_tasks.harness.complete_results`; the shape of that dict is
   read through `results_table`, `logged_samples`, `group_subtasks` and `metric_key` here).
-- `lm_eval.evaluator.simple_evaluate(..., metadata, task_manager)`: we refuse our options given
-  beside a task manager that would drop them.
+- `lm_eval.evaluator.simple_evaluate(model, model_args, ..., use_cache, ..., metadata, task_manager)`:
+  we refuse our options given beside a task manager that would drop them, and give its response
+  cache (`use_cache`) a path per model and arguments: its `CachingLM` keys answers by request
+  alone, in the file `use_cache + "_rank<N>.db"`.
 - `lm_eval.loggers.evaluation_tracker.GeneralConfigTracker.log_experiment_args(self,
   model_source, model_args, ...)`, which names the run (`model_name`, `model_name_sanitized`:
   the results folder) from `pretrained=` or a random name; we name runs of our analytic models.

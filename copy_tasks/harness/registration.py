@@ -9,7 +9,8 @@ names (what each is for is said there, once). Our tasks' folder is indexed, dedu
 resolved path; a command-line run checks our options and data sources before it loads a model
 (`copy_tasks.harness.cli_checks`); our tasks see the model before lm-eval builds their requests
 (`copy_tasks.harness.task`), and what `evaluate` returns is completed
-(`copy_tasks.harness.complete_results`); in a command-line run, an error of ours raised while it
+(`copy_tasks.harness.complete_results`); lm-eval's response cache (`--use_cache`) is kept apart
+per model and arguments; in a command-line run, an error of ours raised while it
 runs is one line and exit status 2; runs of our analytic models are named after them; lm-eval's
 git lookup is quiet outside a git checkout.
 A patch that fails (an lm-eval that renamed what we wrap) leaves that module untouched and
@@ -155,7 +156,8 @@ def patch_evaluator(evaluator_module: Any) -> None:
         return evaluate_with_our_tasks_bound
 
     _wrap_once(evaluator_module, "evaluate", make)
-    _wrap_once(evaluator_module, "simple_evaluate", refuse_dropped_metadata)
+    _wrap_once(evaluator_module, "simple_evaluate",
+               lambda original: refuse_dropped_metadata(response_cache_per_model(original)))
     _wrap_once(evaluator_module, "git_hash", internals.git_hash_quietly)
 
 
@@ -182,6 +184,54 @@ def refuse_dropped_metadata(original):
         return original(*args, **kwargs)
 
     return checked
+
+
+def response_cache_path(path: str, model: Any, model_args: Any) -> str:
+    """The `use_cache` path copy-tasks gives lm-eval for `path`: one of its own for each model
+    and its arguments (a digest of both), because lm-eval's response cache (`CachingLM`) keys
+    its answers by request alone and would serve one model another's. A model object is refused:
+    its arguments cannot be read, so two objects could not be told apart.
+
+    >>> response_cache_path("runs/U", "bounded_state", "bits=276")
+    'runs/U_bounded_state-de3d8f2e5304'
+    >>> response_cache_path("runs/U", "bounded_state", {"bits": 276})
+    'runs/U_bounded_state-de3d8f2e5304'
+    """
+    import hashlib
+    import json
+    import re
+
+    from lm_eval.utils import simple_parse_args_string
+
+    from copy_tasks.probes.options import UserError
+
+    if not isinstance(model, str):
+        raise UserError(f"simple_evaluate(model=<{type(model).__name__} object>, use_cache={path!r}): lm-eval's "
+                        "response cache keys answers by request alone, and copy-tasks cannot tell one model object "
+                        "from another, so it could serve another model's answers; pass the model by name "
+                        "(model='hf', model_args=...), which gives each model and its arguments a cache of its own, "
+                        "or leave out use_cache")
+    args = model_args if isinstance(model_args, dict) else simple_parse_args_string(model_args)
+    identity = json.dumps([model, {str(key): str(value) for key, value in args.items()}], sort_keys=True)
+    return f"{path}_{re.sub(r'[^A-Za-z0-9._-]+', '_', model)}-{hashlib.sha256(identity.encode()).hexdigest()[:12]}"
+
+
+def response_cache_per_model(original):
+    """lm-eval's `simple_evaluate` (`original`) with its response cache (`use_cache=PATH`,
+    `--use_cache PATH`) kept apart per model and arguments (`response_cache_path`): lm-eval
+    (0.4.13) writes `PATH_<model>-<digest>_rank<N>.db`, and a model that shares PATH with
+    another is never served the other's answers."""
+    signature = inspect.signature(original)
+
+    @functools.wraps(original)
+    def separated(*args, **kwargs):
+        bound = signature.bind_partial(*args, **kwargs)
+        if (path := bound.arguments.get("use_cache")) is not None:
+            bound.arguments["use_cache"] = response_cache_path(path, bound.arguments.get("model"),
+                                                               bound.arguments.get("model_args"))
+        return original(*bound.args, **bound.kwargs)
+
+    return separated
 
 
 def patch_run_naming(tracker_module: Any) -> None:

@@ -18,11 +18,12 @@
   its end (at least its last line, the answer's given start) as the assistant's prefill
   (lm-eval's `gen_prefix`), so the model continues from it; without a template the prompt is
   the doc's own.
-- Request cache. lm-eval's `--cache_requests` is keyed on our docs' fingerprint, the prompt
-  form, the context and the generation arguments (`--gen_kwargs`) as well, and requests read
-  from it are checked against this run's docs and prompts (under a chat template or system
-  instruction, against the requests built as without the cache), so a request built from other
-  docs, another template or decoding is never sent: such a run is refused in one line.
+- Request cache. lm-eval's `--cache_requests` is keyed on our docs' fingerprint, the docs
+  `--samples` chooses, the prompt form, the context and the generation arguments (`--gen_kwargs`)
+  as well, and requests read from it are checked against the docs this run scores (each has its
+  requests, each built from the doc it is scored against) and its prompts (under a chat template
+  or system instruction, against the requests built as without the cache), so a request built
+  from other docs, another template or decoding is never sent: such a run is refused in one line.
 - Records. A fingerprint of the docs, the overflow count over the docs that ran (or
   `unknown`; under data parallelism, over every rank's docs), the context and where it came
   from, the budgets, the model's `model_type` and PyPI source go into the task's metadata,
@@ -209,14 +210,15 @@ class CopyTask(ConfigurableTask):
             overflow = self.limits.overflows(ctx, question["continuation"])
         self.overflow[index] = worse_overflow(self.overflow.get(index, 0.0), overflow) if request.idx else overflow
 
-    def request_cache_tag(self) -> str:
+    def request_cache_tag(self, samples: list[int] | None = None) -> str:
         """What our requests depend on beyond what lm-eval keys its request cache on: the docs
-        (seed, count, options), the context that fits their budgets, the user's max_gen_toks,
-        the prompt form (plain or chat), the generation arguments (`--gen_kwargs`) and the task
-        and package versions."""
-        key = [self.config.metadata[Recorded.DOCS_SHA256], self.limits.context, self.limits.source,
-               self.user_max_gen_toks(), self.chat, self.VERSION, __version__,
-               json.dumps(self.config.generation_kwargs or {}, sort_keys=True, default=str)]
+        (seed, count, options), the docs chosen by `--samples` (lm-eval numbers the chosen docs
+        0, 1, ... in its requests, so a full run's requests are not theirs, nor theirs a full
+        run's), the context that fits their budgets, the user's max_gen_toks, the prompt form
+        (plain or chat), the generation arguments (`--gen_kwargs`) and the task and package versions."""
+        key = [self.config.metadata[Recorded.DOCS_SHA256], sorted(set(samples)) if samples is not None else None,
+               self.limits.context, self.limits.source, self.user_max_gen_toks(), self.chat, self.VERSION,
+               __version__, json.dumps(self.config.generation_kwargs or {}, sort_keys=True, default=str)]
         return hashlib.sha256(json.dumps(key).encode()).hexdigest()[:16]
 
     def build_all_requests(self, *args, **kwargs) -> None:
@@ -230,7 +232,7 @@ class CopyTask(ConfigurableTask):
         self.record_run_settings(kwargs.get("limit"), kwargs.get("samples"))
         built = None
         if kwargs.get("cache_requests"):
-            kwargs = request_cache_keyed_on(kwargs, self.request_cache_tag())
+            kwargs = request_cache_keyed_on(kwargs, self.request_cache_tag(kwargs.get("samples")))
             if kwargs.get("apply_chat_template") or kwargs.get("system_instruction"):
                 # The prompt then depends on a template or instruction the cache key does not hold: what
                 # this run sends, built as without the cache, is what the cached requests must equal.
@@ -242,7 +244,7 @@ class CopyTask(ConfigurableTask):
         with template_errors_explained(self.config.task):
             super().build_all_requests(*args, **kwargs)
         if not self.overflow:  # lm-eval took the requests from its cache: construct_requests did not run
-            self.check_cached_requests(built)
+            self.check_cached_requests(self.docs_scored(**kwargs), built)
             for request in built_requests(self):
                 self.fit_request(request)
         self.record_system_instruction(kwargs.get("system_instruction"))
@@ -276,22 +278,39 @@ class CopyTask(ConfigurableTask):
                       "are defined with (the paper's protocol): scores are not comparable with greedy runs, and "
                       "the leaderboard flags them not_greedy.")
 
-    def check_cached_requests(self, built: dict | None = None) -> None:
-        """Refuse requests from lm-eval's request cache that were not built from this run's docs,
-        or whose prompt is not the one this run sends: the doc's prompt in a plain run, or under a
-        chat template or system instruction the request built without the cache (`built`: doc id
-        and request index -> `request_signature`, generation arguments included)."""
-        docs = self.test_docs()
-        for request in built_requests(self):
+    def docs_scored(self, limit=None, samples=None, rank=0, world_size=1, **_) -> dict[int, dict]:
+        """Doc id -> doc, as lm-eval's evaluate pairs this run's requests with docs (under
+        `--samples` the chosen docs are numbered 0, 1, ... in the order of the task's docs)."""
+        return dict(self.doc_iterator(rank=rank or 0, limit=limit, world_size=world_size or 1, samples=samples))
+
+    def check_cached_requests(self, scored: dict[int, dict], built: dict | None = None) -> None:
+        """Refuse requests from lm-eval's request cache that are not those of the docs this run
+        scores (`scored`: doc id -> doc, `docs_scored`): a doc without requests, a request built
+        from another doc than the one its id is scored against, or whose prompt is not the one
+        this run sends: the doc's prompt in a plain run, or under a chat template or system
+        instruction the request built without the cache (`built`: doc id and request index ->
+        `request_signature`, generation arguments included)."""
+        requests = built_requests(self)
+        if missing := sorted(set(scored) - {request.doc_id for request in requests}):
+            raise UserError(
+                f"{self.config.task}: lm-eval's request cache (--cache_requests) holds no request for doc id(s) "
+                f"{', '.join(map(str, missing[:5]))}{', ...' if len(missing) > 5 else ''} of the {len(scored)} this "
+                "run scores (a cache written by a run of other docs, e.g. one with --samples before copy-tasks kept "
+                "such runs apart); rerun with --cache_requests refresh (or delete lm-eval's cache folder, "
+                "LM_HARNESS_CACHE_PATH).")
+        for request in requests:
             index = request.doc_id
-            if not (0 <= index < len(docs)) or request.doc != docs[index]:
+            doc = scored.get(index)
+            if doc is None:
+                continue  # a doc lm-eval sends but does not score (its cache holds a rank's docs beyond --limit)
+            if request.doc != doc:
                 raise UserError(
                     f"{self.config.task}: lm-eval's request cache (--cache_requests) holds a request "
                     f"for doc {index} that was built from another doc; rerun with --cache_requests refresh (or "
                     "delete lm-eval's cache folder, LM_HARNESS_CACHE_PATH) so that no answer is scored against "
                     "another doc.")
             sent = request_signature(request) if built is not None else request.arguments[0]
-            questions = family_named(docs[index]["family"]).request_docs(docs[index])
+            questions = family_named(doc["family"]).request_docs(doc)
             plain = questions[request.idx]["prompt"] if request.idx < len(questions) else None
             if sent != (built.get((index, request.idx)) if built is not None else plain):
                 raise UserError(

@@ -6,8 +6,13 @@ from __future__ import annotations
 
 import json
 
+import dill
 import pytest
 from conftest import read_results, run_command
+from lm_eval.caching import cache
+
+import copy_tasks
+from copy_tasks.probes.options import UserError
 
 pytestmark = pytest.mark.slow
 TASKS = "random_copy_20,random_copy_tf_20"
@@ -83,3 +88,53 @@ def test_a_cached_prompt_changed_by_hand_is_refused_in_one_line(tmp_path):
     last = refused.stderr.strip().splitlines()[-1]
     assert "request cache (--cache_requests)" in last and "--cache_requests refresh" in last
     assert "Traceback" not in refused.stderr
+
+
+def cached_evaluate(tasks: list[str], **kwargs) -> dict:
+    """An in-process run of the perfect copier over 4 docs of each task, with the request cache."""
+    import lm_eval
+
+    from copy_tasks.models import register_backends
+
+    register_backends()
+    return lm_eval.simple_evaluate(model="ngram_copier", tasks=tasks, cache_requests=True, log_samples=True,
+                                   task_manager=copy_tasks.task_manager(metadata={"copy_tasks_docs": 4}), **kwargs)
+
+
+@pytest.fixture
+def cache_folder(tmp_path, monkeypatch):
+    monkeypatch.setattr(cache, "PATH", str(tmp_path / "cache"))
+    return tmp_path / "cache"
+
+
+def test_samples_after_a_full_cached_run_are_sent_their_own_prompts(cache_folder):
+    """Issue 45 finding 2: lm-eval numbers the docs `--samples` chooses 0, 1, ..., and took the
+    full run's cached requests, so doc 3 was scored on doc 0's answers (0.0 for the perfect copier)."""
+    tasks = ["mqar_8", "lookup_suffix_20"]
+    cached_evaluate(tasks)
+    chosen = cached_evaluate(tasks, samples={task: [3] for task in tasks})
+    for task in tasks:
+        assert chosen["results"][task]["exact_match,none"] == 1.0
+        (sample,) = chosen["samples"][task]
+        assert sample["doc_id"] == sample["doc"]["index"] == 3
+        assert all(arguments[0].startswith(sample["doc"]["prompt"]) for arguments in sample["arguments"])
+
+
+def test_a_full_cached_run_after_samples_scores_every_doc(cache_folder):
+    """Issue 45 finding 16: the cache written by `--samples [0]` (doc 0's requests only) was read
+    by the full run, which failed after the model ran on "asks 1 question(s); got 0 answer(s)"."""
+    cached_evaluate(["lookup_suffix_20"], samples={"lookup_suffix_20": [0]})
+    full = cached_evaluate(["lookup_suffix_20"])
+    assert full["results"]["lookup_suffix_20"]["exact_match,none"] == 1.0
+    assert [sample["doc_id"] for sample in full["samples"]["lookup_suffix_20"]] == [0, 1, 2, 3]
+
+
+def test_a_cache_missing_a_docs_requests_is_refused_before_the_model_runs(cache_folder):
+    task = copy_tasks.task_manager(metadata={"copy_tasks_docs": 4}).load(["lookup_suffix_20"])["tasks"]
+    task["lookup_suffix_20"].build_all_requests(cache_requests=True)
+    (cache_file,) = cache_folder.glob("requests-lookup_suffix_20-*")
+    cache_file.write_bytes(dill.dumps(dill.loads(cache_file.read_bytes())[:2]))  # docs 0 and 1 only
+    again = copy_tasks.task_manager(metadata={"copy_tasks_docs": 4}).load(["lookup_suffix_20"])["tasks"]
+    with pytest.raises(UserError, match=r"lookup_suffix_20: lm-eval's request cache \(--cache_requests\) holds no "
+                                        r"request for doc id\(s\) 2, 3 of the 4 this run scores"):
+        again["lookup_suffix_20"].build_all_requests(cache_requests=True)

@@ -218,3 +218,25 @@ def test_a_template_that_refuses_the_prefill_is_one_line_saying_what_our_chat_fo
     last = result.stderr.strip().splitlines()[-1]
     assert last.startswith("copy-tasks: error: phonebook_copy_10: the model's chat template refuses")
     assert "assistant prefill" in last and "Traceback" not in result.stderr
+
+
+def test_two_models_sharing_a_response_cache_are_each_served_their_own_answers(tmp_path):
+    """Issue 45 finding 5: lm-eval's `--use_cache` keys answers by request alone, so
+    `bounded_state` (bits=276) after the perfect copier with the same path was served the
+    copier's answers: 1.0 on `lookup_suffix_100`, where it answers 1 of these 6 docs."""
+    import lm_eval
+
+    from copy_tasks.models import register_backends
+
+    register_backends()
+
+    def run(model: str, model_args: str = "") -> float:
+        results = lm_eval.simple_evaluate(model=model, model_args=model_args, tasks=["lookup_suffix_100"],
+                                          use_cache=str(tmp_path / "U"),
+                                          task_manager=copy_tasks.task_manager(metadata={"copy_tasks_docs": 6}))
+        return results["results"]["lookup_suffix_100"]["exact_match,none"]
+
+    assert run("ngram_copier") == 1.0
+    assert run("bounded_state", "bits=276") == pytest.approx(1 / 6)
+    assert run("ngram_copier") == 1.0  # its own answers, from its own file
+    assert len(list(tmp_path.glob("U_ngram_copier-*_rank0.db"))) == len(list(tmp_path.glob("U_bounded_state-*"))) == 1

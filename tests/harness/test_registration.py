@@ -94,6 +94,20 @@ def test_simple_evaluate_takes_our_options_through_the_task_manager_and_refuses_
     assert results["n-samples"]["random_copy_10"]["effective"] == 5
 
 
+def test_a_response_cache_beside_a_model_object_is_refused_before_anything_runs(tmp_path):
+    """lm-eval's `use_cache` keys answers by request alone, and copy-tasks keeps each model's
+    apart by its name and arguments (issue 45 finding 5), which a model object does not give."""
+    import lm_eval
+    from lm_eval.api.registry import get_model
+
+    from copy_tasks.probes.options import UserError
+
+    with pytest.raises(UserError, match=r"simple_evaluate\(model=<DummyLM object>, use_cache='.*U'\): lm-eval's "
+                                        "response cache keys answers by request alone"):
+        lm_eval.simple_evaluate(model=get_model("dummy")(), tasks=["random_copy_10"], use_cache=str(tmp_path / "U"))
+    assert not list(tmp_path.iterdir())
+
+
 # ---- the start-up hook and the model cache --------------------------------------------------
 def test_a_patch_that_fails_leaves_lm_eval_untouched_and_says_why(caplog):
     renamed = types.ModuleType("lm_eval.tasks._index")
