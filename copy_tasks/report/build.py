@@ -165,8 +165,8 @@ def build_leaderboard(inputs: list[Path], out: Path, replace: bool = False,
         try:
             write_all_atomically(outputs)  # all of them or none: the CSV, plots, summary and page agree
         except OSError as error:
-            raise LeaderboardFileError(f"{out}: cannot write the leaderboard ({error.strerror or error}); nothing "
-                                       "was changed") from None
+            raise LeaderboardFileError(f"{out}: cannot write the leaderboard: {error.filename or 'a file'} "
+                                       f"({error.strerror or error}); nothing was changed") from None
     return report
 
 
