@@ -3,7 +3,7 @@ seed (`copy_tasks.experiments.training`), score them through plain `lm_eval`
 (`train_evaluation`), and report the paper's synthetic experiments (`train_report`).
 
     copy-tasks train --out runs/train                     # the full recipe: about 90 minutes on 2 cores
-    copy-tasks train --out runs/train --quick             # seconds (tests)
+    copy-tasks train --out runs/train --quick             # tiny models (tests): about 3 minutes on 2 cores
     copy-tasks train --out runs/train --recipe gpu        # longer, the paper's lengths: for a GPU
     copy-tasks train --out runs/train --leaderboard leaderboard/   # and publish the rows
     copy-tasks train --out runs/train --report-only       # rebuild the report of a finished run
