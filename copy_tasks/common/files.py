@@ -13,6 +13,8 @@ lm-eval's task index).
 from __future__ import annotations
 
 import os
+import secrets
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -37,11 +39,13 @@ def write_atomically(path: Path, content: str | bytes) -> None:
 
 
 def write_all_atomically(files: dict[Path, str | bytes]) -> None:
-    """Write several files so that they change together: every new file is written and flushed
-    to a temporary beside its target first; only when all are on disk do they replace their
-    targets, one `os.replace` each. A failure while writing (a full disk) leaves every target
-    as it was, and no temporary; a target that is a folder is refused (IsADirectoryError, naming
-    it) before anything is written.
+    """Write several files so that they change together, all of them or none: every new file
+    is written and flushed to a temporary beside its target first; every target that exists is
+    then kept under a second name (`_kept`); only then do they replace their targets, one
+    `os.replace` each. A failure at any step (a full disk, a target that may not be replaced)
+    puts back every target already replaced, removes every temporary and re-raises, naming the
+    target; a target that is a folder is refused (IsADirectoryError, naming it) before anything
+    is written.
 
     >>> import tempfile
     >>> folder = Path(tempfile.mkdtemp())
@@ -53,15 +57,48 @@ def write_all_atomically(files: dict[Path, str | bytes]) -> None:
         if path.is_dir():
             raise IsADirectoryError(21, "Is a directory: cannot be replaced by a file", str(path))
     staged: list[tuple[Path, Path]] = []
+    kept: dict[Path, Path] = {}  # target -> its old content under a second name
+    replaced: list[Path] = []
     try:
         for path, content in files.items():
-            staged.append((_staged(path, content), path))
+            staged.append((_named(path, _staged, path, content), path))
+        if len(files) > 1:  # one file alone is replaced or not: nothing to put back
+            for _, path in staged:
+                if path.exists():
+                    kept[path] = _named(path, _kept, path)
+        for temporary, path in staged:
+            _named(path, os.replace, temporary, path)
+            replaced.append(path)
     except BaseException:
-        for temporary, _ in staged:
+        for path in reversed(replaced):
+            if path in kept:
+                os.replace(kept.pop(path), path)
+            else:
+                path.unlink(missing_ok=True)
+        for temporary in [*(temporary for temporary, _ in staged), *kept.values()]:
             temporary.unlink(missing_ok=True)
         raise
-    for temporary, path in staged:
-        os.replace(temporary, path)
+    for old in kept.values():
+        old.unlink(missing_ok=True)
+
+
+def _named(path: Path, step, *arguments):
+    """`step(*arguments)`, its OSError naming `path` (the target, not a temporary's name)."""
+    try:
+        return step(*arguments)
+    except OSError as error:
+        raise OSError(error.errno, error.strerror or str(error), str(path)) from error
+
+
+def _kept(path: Path) -> Path:
+    """A second name for `path`'s content beside it, in the temporaries' pattern: a hard link,
+    else (no links on this file system, or not allowed for this user) a copy."""
+    second = path.with_name(f".{path.name}.{secrets.token_hex(6)}{TEMPORARY_SUFFIX}")
+    try:
+        os.link(path, second)
+    except OSError:
+        shutil.copy2(path, second)
+    return second
 
 
 def _staged(path: Path, content: str | bytes) -> Path:

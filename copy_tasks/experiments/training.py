@@ -119,7 +119,8 @@ RECIPES = {
                   checkpoint_steps=(100, 250, 500, 1000, 2000, 3000), learning_rate=1e-3, warmup_steps=100,
                   hidden=256, transformer_layers=4, attention_heads=8, masked_heads=4, mamba_layers=7,
                   lstm_layers=6, workers=1, evaluation_docs=100),
-    # Seconds: for tests.
+    # For tests: trains in seconds; scoring is most of it (`copy-tasks train --quick`, six architectures: 25
+    # lm-eval runs, about 3 minutes of CPU, 9 on a busy 2-core machine; the tests train one or two).
     "quick": Recipe(phases=_phases((4, 2), (3, 1), (3, 1)), batch_size=4, packed_rows=2, context=64,
                     copy_lengths=(5, 10), lookup_lengths=(8, 12), seeds=(0,), checkpoint_steps=(3,),
                     learning_rate=1e-3, warmup_steps=2, hidden=32, transformer_layers=2, attention_heads=2,

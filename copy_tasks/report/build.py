@@ -9,8 +9,9 @@ other commands add, such as `copy-tasks train`'s experiments) and `DIR/index.htm
 summary's tables as one sortable, self-contained web page, with the plots and links to the raw
 results). Files that cannot be used are named on stderr with the reason and skipped (exit
 status 1), and so is an input that holds no results file; when no input holds one, nothing is
-written (exit status 1). The rows already in the CSV are never lost. Every file is written
-atomically, and the merge holds a lock on `DIR` from reading the CSV to writing the page, so
+written (exit status 1). The rows already in the CSV are never lost. The outputs are written
+all together or not at all (`write_all_atomically`: an output that cannot be replaced leaves
+every one as it was), and the merge holds a lock on `DIR` from reading the CSV to writing the page, so
 two builds into one folder at once both keep their rows and the summary and page match the CSV.
 """
 
@@ -165,8 +166,8 @@ def build_leaderboard(inputs: list[Path], out: Path, replace: bool = False,
         try:
             write_all_atomically(outputs)  # all of them or none: the CSV, plots, summary and page agree
         except OSError as error:
-            raise LeaderboardFileError(f"{out}: cannot write the leaderboard ({error.strerror or error}); nothing "
-                                       "was changed") from None
+            raise LeaderboardFileError(f"{out}: cannot write the leaderboard: {error.filename or 'a file'} "
+                                       f"({error.strerror or error}); nothing was changed") from None
     return report
 
 

@@ -103,7 +103,8 @@ def test_several_files_are_all_on_disk_before_any_replaces_its_target(tmp_path, 
 
     monkeypatch.setattr(files.os, "replace", watching_replace)
     write_all_atomically({first: "new a", second: "new b"})
-    assert seen_at_each_replace[0] == (["a", "b"], "old a", "old b")  # both staged, neither replaced yet
+    # both staged and both old files kept under a second name, neither replaced yet
+    assert seen_at_each_replace[0] == (["a", "a", "b", "b"], "old a", "old b")
     assert (first.read_text(), second.read_text()) == ("new a", "new b")
     assert sorted(item.name for item in tmp_path.iterdir()) == ["a.txt", "b.txt"]
 
@@ -155,3 +156,20 @@ def test_a_target_that_is_a_folder_is_refused_before_any_file_changes(tmp_path):
         write_all_atomically({first: "new a", tmp_path / "d": "new d"})
     assert refused.value.filename == str(tmp_path / "d")
     assert first.read_text() == "old a" and sorted(item.name for item in tmp_path.iterdir()) == ["a.txt", "d"]
+
+
+def test_a_target_that_cannot_be_replaced_puts_back_the_ones_already_replaced(tmp_path, monkeypatch):
+    first, second = two_old_files(tmp_path)
+    real_replace = os.replace
+
+    def second_immutable(source, destination):
+        if Path(destination) == second:
+            raise PermissionError(1, "Operation not permitted")
+        real_replace(source, destination)
+
+    monkeypatch.setattr(files.os, "replace", second_immutable)
+    with pytest.raises(PermissionError) as refused:
+        write_all_atomically({first: "new a", second: "new b", tmp_path / "c.txt": "new c"})
+    assert refused.value.filename == str(second)  # the target, not a temporary
+    assert (first.read_text(), second.read_text()) == ("old a", "old b")
+    assert sorted(item.name for item in tmp_path.iterdir()) == ["a.txt", "b.txt"]  # no temporary, no c.txt

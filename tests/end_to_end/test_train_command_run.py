@@ -41,11 +41,11 @@ def test_quick_mqar_training_scores_zoologys_format_and_records_the_state_size(t
     result = run_command(["copy-tasks", "train", "--quick", "--tasks", "mqar", "--models", "lstm",
                           "--out", str(tmp_path / "run")], cwd=tmp_path)
     assert result.returncode == 0, result.stderr[-3000:]
-    record = json.loads((tmp_path / "run" / "training.json").read_text())
+    record = json.loads((tmp_path / "run" / "training_mqar.json").read_text())  # a record of its own
     assert record["tasks"] == ["mqar"] and record["models"][0]["state_bits"] == 32 * 2 * 2 * 32
     results = read_results(tmp_path / "run" / "results" / "trained-mqar-lstm-s0")[0]
     assert set(results["results"]) == {"mqar_tf_8", "mqar_tf_16", "mqar_tf_32"}
     metadata = results["configs"]["mqar_tf_8"]["metadata"]
     assert (metadata["copy_tasks_mqar_format"], metadata["copy_tasks_state_bits"]) == ("zoology", 4096)
     assert 0.0 <= results["results"]["mqar_tf_8"]["query_accuracy,none"] <= 1.0
-    assert "### Multi-query associative recall" in (tmp_path / "run" / "experiments.md").read_text()
+    assert "### Multi-query associative recall" in (tmp_path / "run" / "experiments_mqar.md").read_text()

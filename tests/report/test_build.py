@@ -207,6 +207,30 @@ def test_a_full_disk_while_writing_leaves_every_output_as_it_was(tmp_path, monke
     assert after == before  # the CSV, every plot, summary.md and index.html: all as they were, no temporary
 
 
+def test_an_output_that_cannot_be_replaced_leaves_every_output_as_it_was(tmp_path, monkeypatch):
+    """Issue 45 finding 13: a plot that could not be replaced (`chattr +i`) left the CSV replaced
+    (3 rows to 5), summary.md and index.html old and four temporaries, and said "nothing was changed"."""
+    write_results(tmp_path / "a", "gemma", GEMMA_SCORES)
+    build_leaderboard([tmp_path / "a"], tmp_path / "out")
+    before = {path.relative_to(tmp_path / "out"): path.read_bytes()
+              for path in (tmp_path / "out").rglob("*") if path.is_file()}
+    real_replace = os.replace
+
+    def immutable_plots(source, destination):  # what `chattr +i plots/*.png` makes os.replace do
+        if str(destination).endswith(".png"):
+            raise PermissionError(1, "Operation not permitted")
+        real_replace(source, destination)
+
+    write_results(tmp_path / "b", "smollm", GEMMA_SCORES, date="2026-11-07T10:00:00")
+    monkeypatch.setattr(files.os, "replace", immutable_plots)
+    with pytest.raises(LeaderboardFileError, match=r"plots/phonebook_copy\.png \(Operation not permitted\); nothing "
+                       "was changed"):
+        build_leaderboard([tmp_path / "a", tmp_path / "b"], tmp_path / "out")
+    after = {path.relative_to(tmp_path / "out"): path.read_bytes()
+             for path in (tmp_path / "out").rglob("*") if path.is_file()}
+    assert after == before  # the CSV put back, no temporary left
+
+
 def test_bad_inputs_are_named_and_nothing_in_the_leaderboard_is_lost(tmp_path, capsys):
     write_results(tmp_path / "good", "gemma", GEMMA_SCORES)
     build_leaderboard([tmp_path / "good"], tmp_path / "out")
