@@ -25,7 +25,7 @@ import io
 from pathlib import Path
 
 from copy_tasks.common.files import TEMPORARY_SUFFIX
-from copy_tasks.report.display_names import NameRule, default_name, names_of_models, naming_notes
+from copy_tasks.report.display_names import NameRule, default_name, name_clashes, names_of_models, naming_notes
 from copy_tasks.report.rows import COLUMNS, NUMERIC_COLUMNS, SCHEMA_VERSION, UPGRADABLE_SCHEMAS, LeaderboardRow
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
@@ -34,6 +34,10 @@ KEY = ("run", "task", "metric")
 
 class LeaderboardFileError(Exception):
     """An existing leaderboard CSV this version cannot merge into (it is left untouched)."""
+
+
+class NameConflict(LeaderboardFileError):
+    """Names that would show different models as one (nothing is written)."""
 
 
 class MergeConflict(LeaderboardFileError):
@@ -147,6 +151,8 @@ def upgraded(row: dict) -> dict:
 def with_names(rows: list[dict], earlier: list[dict], rules: list[NameRule]) -> tuple[list[dict], list[str]]:
     """The rows with every row of a model under its one name (`display_names.names_of_models`: a
     `--name` rule, else the name `earlier` rows of the CSV carry, else the default), and notes.
+    A name that several models would share is a `NameConflict`: the summary and plots show a
+    name as one model.
 
     >>> rows, notes = with_names([{"model": "/a/b/gemma", "name": "gemma"}], [], [])
     >>> rows[0]["name"], notes
@@ -156,6 +162,9 @@ def with_names(rows: list[dict], earlier: list[dict], rules: list[NameRule]) -> 
     for row in earlier:
         recorded.setdefault(as_written(row["model"]), []).append(as_written(row["name"]))
     names = names_of_models({as_written(row["model"]) for row in rows}, recorded, rules)
+    if clashes := name_clashes(names, rules):
+        raise NameConflict("; ".join(clashes) + ": a name shows one model, give each its own with --name "
+                           "PATTERN=LABEL; nothing was written")
     named = [{**row, "name": spreadsheet_safe(names[as_written(row["model"])])} for row in rows]
     return named, naming_notes(names, rules)
 
