@@ -174,11 +174,26 @@ def same_row(first: dict, second: dict) -> bool:
     return all(first[column] == second[column] for column in COLUMNS if column not in ("source_file", "name"))
 
 
-def _conflict(what: str, conflicts: list[tuple[tuple[str, ...], dict, dict]], in_csv: bool) -> MergeConflict:
-    def where(row: dict, existing: bool) -> str:
-        return f"{row['value'] or 'empty'} in " + ("the CSV" if existing else row["source_file"])
+SHOWN_DIFFERENCES = 2  # columns named per conflicting row; more are counted
 
-    shown = "; ".join(f"{' / '.join(key)}: {where(first, in_csv)}, {where(second, False)}"
+
+def differences(first: dict, second: dict, where_first: str, where_second: str) -> str:
+    """The columns in which two rows of one key differ, each with both values.
+
+    >>> differences({"value": "1.0", "state_bits": "64"}, {"value": "1.0", "state_bits": ""}, "the CSV", "r.json")
+    'state_bits 64 in the CSV, empty in r.json'
+    """
+    columns = [column for column in COLUMNS if column not in ("source_file", "name")
+               and first.get(column) != second.get(column)]
+    shown = [f"{column} {first.get(column) or 'empty'} in {where_first}, {second.get(column) or 'empty'} in "
+             f"{where_second}" for column in columns[:SHOWN_DIFFERENCES]]
+    more = f" (and {len(columns) - SHOWN_DIFFERENCES} more columns)" if len(columns) > SHOWN_DIFFERENCES else ""
+    return " and ".join(shown) + more
+
+
+def _conflict(what: str, conflicts: list[tuple[tuple[str, ...], dict, dict]], in_csv: bool) -> MergeConflict:
+    shown = "; ".join(f"{' / '.join(key)}: " + differences(first, second, "the CSV" if in_csv else first["source_file"],
+                                                          second["source_file"])
                       for key, first, second in conflicts[:3])
     more = f" (and {len(conflicts) - 3} more)" if len(conflicts) > 3 else ""
     return MergeConflict(f"{len(conflicts)} new rows {what} ({shown}{more}); nothing was written: rebuild with "
