@@ -117,16 +117,34 @@ def names_of_models(models: set[str], recorded: dict[str, list[str]], rules: lis
 
 
 def naming_notes(names: dict[str, str], rules: list[NameRule]) -> list[str]:
-    """What a build says about its names: a rule that matched no model, a name several models share.
+    """What a build says about its names: a rule that matched no model.
 
-    >>> naming_notes({"/a/gemma": "gemma", "/b/gemma": "gemma"}, [name_rule("x=X")])[0]
-    "--name 'x=X' matches no model in the leaderboard"
+    >>> naming_notes({"/a/gemma": "gemma"}, [name_rule("x=X")])
+    ["--name 'x=X' matches no model in the leaderboard"]
     """
-    notes = [f"--name {str(rule)!r} matches no model in the leaderboard"
-             for rule in rules if not any(rule.matches(model) for model in names)]
+    return [f"--name {str(rule)!r} matches no model in the leaderboard"
+            for rule in rules if not any(rule.matches(model) for model in names)]
+
+
+def name_clashes(names: dict[str, str], rules: list[NameRule]) -> list[str]:
+    """Each name that several models would share, said in a line naming the name, the models and
+    the rule that gave it (the summary and plots show a name as one model: points of different
+    models would be joined); empty when every model has a name of its own.
+
+    >>> name_clashes({"a": "Same", "b": "Same", "c": "c"}, [name_rule("*=Same")])
+    ["--name '*=Same' gives models a, b the one name 'Same'"]
+    >>> name_clashes({"/x/gemma": "gemma", "/y/gemma": "gemma"}, [])
+    ["models /x/gemma, /y/gemma would all be shown as 'gemma'"]
+    """
     sharing: dict[str, list[str]] = {}
-    for model, name in names.items():
+    for model, name in sorted(names.items()):
         sharing.setdefault(name, []).append(model)
-    notes += [f"models {', '.join(sorted(shared))} are all shown as {name!r}: the summary and plots treat them as "
-              "one model (the latest run of each task)" for name, shared in sorted(sharing.items()) if len(shared) > 1]
-    return notes
+    clashes = []
+    for name, models in sorted(sharing.items()):
+        if len(models) < 2:
+            continue
+        rule = next((rule for rule in rules if rule.label == name and any(map(rule.matches, models))), None)
+        said = f"--name {str(rule)!r} gives" if rule else "would all be shown as"
+        clashes.append(f"{said} models {', '.join(models)} the one name {name!r}" if rule
+                       else f"models {', '.join(models)} {said} {name!r}")
+    return clashes

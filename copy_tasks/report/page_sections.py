@@ -22,25 +22,34 @@ import re
 from collections.abc import Callable, Mapping
 
 IMAGE = re.compile(r"^!\[([^\]]*)\]\(([^)]*)\)$")
-CODE = re.compile(r"`([^`]+)`")
-MARKDOWN_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|<>~])")
+MARKDOWN_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|<>~$])")
+# An escaped character, or a code span: read left to right, so an escaped backtick opens no span.
+ESCAPE_OR_CODE = re.compile(MARKDOWN_ESCAPE.pattern + r"|`(?P<code>[^`]+)`")
 
 
 def plain(markdown: str) -> str:
     r"""Markdown text outside code as it reads: backslash escapes and HTML entities (which
     `summary.markdown_text` writes) undone, to be escaped again for the page.
 
-    >>> plain(r"bounded\_state\(bits=64\) &lt;10")
-    'bounded_state(bits=64) <10'
+    >>> plain(r"bounded\_state\(bits=64\) &lt;10 a\$b")
+    'bounded_state(bits=64) <10 a$b'
     """
     return html.unescape(MARKDOWN_ESCAPE.sub(r"\1", markdown))
 
 
 def inline(value: str, escape: Callable[[str], str]) -> str:
-    """Text with `` `code` `` spans, escaped."""
-    pieces = CODE.split(value)
-    return "".join(f"<code>{escape(piece)}</code>" if index % 2 else escape(plain(piece))
-                   for index, piece in enumerate(pieces))
+    r"""Text with `` `code` `` spans, escaped; a backtick escaped as `summary.markdown_text`
+    writes it (a model's name) is text, not the start of a span.
+
+    >>> inline(r"a\`b\` \$1 `x`", lambda text: text)
+    'a`b` $1 <code>x</code>'
+    """
+    pieces, start = [], 0
+    for match in ESCAPE_OR_CODE.finditer(value):
+        if match["code"] is not None:
+            pieces += [escape(plain(value[start:match.start()])), f"<code>{escape(match['code'])}</code>"]
+            start = match.end()
+    return "".join(pieces) + escape(plain(value[start:]))
 
 
 UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")

@@ -34,22 +34,24 @@ from copy_tasks.report.summary import Score, cell_number, curves, markdown_text,
 
 PLOT_NAME = "state_size.png"
 METRIC = "exact_match"
-BOUNDED_STATE = "bounded_state"
+BOUNDED_STATE = "bounded_state"  # its backend, whatever a run's name shows it as
 BOUND_FAMILY = "random_copy"  # where Theorem 2.7's bound applies as the paper states it
 
 
 @dataclass(frozen=True)
 class StatePoint:
-    """One model (in its setting) on one family and variant, with its state's bits."""
+    """One model (in its setting) on one family and variant, with its state's bits and the
+    lm-eval backend it ran through (`bounded_state` is drawn as the budgets' line)."""
 
     model: str
     variant: str
     bits: int
     score: Score
+    backend: str = ""
 
     @property
     def is_bounded_state(self) -> bool:
-        return self.model.startswith(BOUNDED_STATE)
+        return self.backend == BOUNDED_STATE
 
 
 def recorded_bits(rows: list[dict]) -> dict[tuple[str, str, str], int]:
@@ -65,10 +67,11 @@ def recorded_bits(rows: list[dict]) -> dict[tuple[str, str, str], int]:
 def state_points(rows: list[dict]) -> dict[str, list[StatePoint]]:
     """family -> the points of every model with a recorded state size, in family order."""
     bits_of = recorded_bits(rows)
+    backend_of = {series(row): row.get("backend", "") for row in rows}  # one a series (`summary.kept_apart`)
     points = {}
     for family in FAMILIES:
         found = [StatePoint(model, variant, bits_of[(model, family, variant)],
-                            Score(tuple((length, value) for length, value, _ in curve)))
+                            Score(tuple((length, value) for length, value, _ in curve)), backend_of[model])
                  for variant in VARIANTS for model, curve in curves(rows, family, variant, METRIC).items()
                  if (model, family, variant) in bits_of and curve]
         if found:

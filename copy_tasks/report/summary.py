@@ -1,12 +1,14 @@
 """One number per model and family, and `summary.md`.
 
-The summary reads the latest run of each (model, backend, setting, task): every run stays in
+The summary reads the latest run of each (model, backend, setting, family options, task): every run stays in
 the CSV, the newest one (by its lm-eval date) is the one summarised and plotted. A run's
 setting is the flags that change what all its numbers mean (`RUN_FLAGS`: a limit, chosen
 samples, other decoding, a chat template, a system instruction, few-shot): runs of one model in
 two settings are two rows of each table, two lines of each plot, with the setting in the
 table's `flags` column and in the plot's legend. A task's own flags (family options, budgets
-raised by `max_gen_toks`) follow the cell.
+raised by `max_gen_toks`) follow the cell. Runs of one model and setting that are other
+experiments are kept apart the same way, the setting naming what differs (`kept_apart`): another
+backend (`backend=hf_fast`), other docs of a family (`copy_tasks_mqar_format=zoology`).
 
 A table per scoring rule: generation under the authors' rule (`authors_exact_match`, the
 number the paper reports), generation under ours (`exact_match`: the answer at the start,
@@ -79,21 +81,75 @@ def split_flags(flags: str) -> tuple[str, str]:
     return ";".join(run), ";".join(task)
 
 
+# The key of a shown row (`latest_runs`) naming what keeps it apart from rows of the same model
+# and setting that are other experiments: another backend, other docs (family options).
+KEPT_APART = "kept_apart"
+
+
+def setting(row: dict) -> str:
+    """What a row's line and table row are, besides the model: its run's setting (`split_flags`),
+    then what `latest_runs` kept apart.
+
+    >>> setting({"flags": "limit=5;copy_tasks_mqar_format=zoology", KEPT_APART: "copy_tasks_mqar_format=zoology"})
+    'limit=5;copy_tasks_mqar_format=zoology'
+    """
+    return ";".join(part for part in (split_flags(as_written(row["flags"]))[0], row.get(KEPT_APART, "")) if part)
+
+
 def series(row: dict) -> str:
-    """The name of a row's line in the plots and row in the tables: the model, and its run's
-    setting in brackets when it has one.
+    """The name of a row's line in the plots and row in the tables: the model, and its `setting`
+    in brackets when it has one.
 
     >>> series({"name": "SmolLM2", "flags": "chat_template;max_gen_toks_sent=50"})
     'SmolLM2 [chat_template]'
     """
-    setting = split_flags(as_written(row["flags"]))[0]
+    shown = setting(row)
     model = as_written(row["name"])
-    return f"{model} [{setting}]" if setting else model
+    return f"{model} [{shown}]" if shown else model
+
+
+def family_options(row: dict) -> str:
+    """The family options of a row's task other than their defaults, as its flags write them
+    (other docs than the family's default: another prompt format, key length...).
+
+    >>> family_options({"family": "mqar", "flags": "max_gen_toks_sent=9;copy_tasks_mqar_format=zoology"})
+    'copy_tasks_mqar_format=zoology'
+    """
+    keys = {option.key for option in FAMILIES[row["family"]].options} if row["family"] in FAMILIES else set()
+    return ";".join(flag for flag in split_flags(as_written(row["flags"]))[1].split(";")
+                    if flag.partition("=")[0] in keys)
+
+
+def kept_apart(rows: list[dict]) -> list[dict]:
+    """The rows, each with what tells it from other experiments shown under the same model and
+    setting (`KEPT_APART`): its backend where the model ran through several (`hf` and `hf_fast`),
+    its family options where the model ran a family with several (mqar in its natural and in
+    Zoology's format: other docs). Nothing where a model and setting is one experiment, so the
+    names stay as they are. The rows are copies; those given do not change.
+
+    >>> rows = [{"name": "m", "flags": flags, "backend": "hf", "family": "mqar"}
+    ...         for flags in ("", "copy_tasks_mqar_format=zoology")]
+    >>> [series(row) for row in kept_apart(rows)]
+    ['m', 'm [copy_tasks_mqar_format=zoology]']
+    """
+    backends, options = defaultdict(set), defaultdict(set)
+    for row in rows:
+        backends[series(row)].add(row["backend"])
+        options[(series(row), row["family"])].add(family_options(row))
+    found = []
+    for row in rows:
+        parts = [f"backend={row['backend']}"] if len(backends[series(row)]) > 1 else []
+        if len(options[(series(row), row["family"])]) > 1 and family_options(row):
+            parts.append(family_options(row))
+        found.append({**row, KEPT_APART: ";".join(parts)} if parts else row)
+    return found
 
 
 def latest_runs(rows: list[dict]) -> tuple[list[dict], list[str]]:
-    """The rows of the newest run of each (model in its setting, backend, task), and a note per
-    model that has several runs of a task."""
+    """The rows of the newest run of each (model in its setting, backend, family options, task):
+    other backends and other docs kept apart (`kept_apart`), and a note per model that has
+    several runs of a task."""
+    rows = kept_apart(rows)
     runs = defaultdict(set)
     for row in rows:
         runs[(series(row), row["backend"], row["task"])].add((row["date"], row["run"], row["source_file"]))
@@ -293,8 +349,7 @@ def score_table(rows: list[dict], rule: Rule) -> ScoreTable | None:
     cut = {name: overflowed(rows, name, variant) for name in families}
     flags = {name: task_flags(rows, name, variant) for name in families}
     entries = sorted({entry for name in families for entry in (*by_family[name], *cut[name])})
-    about = {series(row): (as_written(row["name"]), row["architecture"], split_flags(as_written(row["flags"]))[0])
-             for row in rows}
+    about = {series(row): (as_written(row["name"]), row["architecture"], setting(row)) for row in rows}
     table_rows = []
     for entry in entries:
         scores = {name: Score(tuple((length, value) for length, value, _ in by_family[name].get(entry, [])),
@@ -327,12 +382,13 @@ def markdown_cell(score: Score | None) -> str:
 
 
 def task_flags(rows: list[dict], family: str, variant: str) -> dict[str, str]:
-    """series -> the tasks' own flags of a family and variant, each distinct flag once."""
+    """series -> the tasks' own flags of a family and variant, each distinct flag once (those
+    the series' name already shows left out)."""
     found = defaultdict(dict)
     for row in rows:
         if (row["family"], row["variant"]) == (family, variant):
-            own = split_flags(as_written(row["flags"]))[1]
-            found[series(row)].update(dict.fromkeys(flag for flag in own.split(";") if flag))
+            own, named = split_flags(as_written(row["flags"]))[1], row.get(KEPT_APART, "").split(";")
+            found[series(row)].update(dict.fromkeys(flag for flag in own.split(";") if flag and flag not in named))
     return {name: ";".join(flags) for name, flags in found.items()}
 
 

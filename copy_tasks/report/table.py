@@ -25,7 +25,7 @@ import io
 from pathlib import Path
 
 from copy_tasks.common.files import TEMPORARY_SUFFIX
-from copy_tasks.report.display_names import NameRule, default_name, names_of_models, naming_notes
+from copy_tasks.report.display_names import NameRule, default_name, name_clashes, names_of_models, naming_notes
 from copy_tasks.report.rows import COLUMNS, NUMERIC_COLUMNS, SCHEMA_VERSION, UPGRADABLE_SCHEMAS, LeaderboardRow
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
@@ -34,6 +34,10 @@ KEY = ("run", "task", "metric")
 
 class LeaderboardFileError(Exception):
     """An existing leaderboard CSV this version cannot merge into (it is left untouched)."""
+
+
+class NameConflict(LeaderboardFileError):
+    """Names that would show different models as one (nothing is written)."""
 
 
 class MergeConflict(LeaderboardFileError):
@@ -147,6 +151,8 @@ def upgraded(row: dict) -> dict:
 def with_names(rows: list[dict], earlier: list[dict], rules: list[NameRule]) -> tuple[list[dict], list[str]]:
     """The rows with every row of a model under its one name (`display_names.names_of_models`: a
     `--name` rule, else the name `earlier` rows of the CSV carry, else the default), and notes.
+    A name that several models would share is a `NameConflict`: the summary and plots show a
+    name as one model.
 
     >>> rows, notes = with_names([{"model": "/a/b/gemma", "name": "gemma"}], [], [])
     >>> rows[0]["name"], notes
@@ -156,6 +162,9 @@ def with_names(rows: list[dict], earlier: list[dict], rules: list[NameRule]) -> 
     for row in earlier:
         recorded.setdefault(as_written(row["model"]), []).append(as_written(row["name"]))
     names = names_of_models({as_written(row["model"]) for row in rows}, recorded, rules)
+    if clashes := name_clashes(names, rules):
+        raise NameConflict("; ".join(clashes) + ": a name shows one model, give each its own with --name "
+                           "PATTERN=LABEL; nothing was written")
     named = [{**row, "name": spreadsheet_safe(names[as_written(row["model"])])} for row in rows]
     return named, naming_notes(names, rules)
 
@@ -165,11 +174,26 @@ def same_row(first: dict, second: dict) -> bool:
     return all(first[column] == second[column] for column in COLUMNS if column not in ("source_file", "name"))
 
 
-def _conflict(what: str, conflicts: list[tuple[tuple[str, ...], dict, dict]], in_csv: bool) -> MergeConflict:
-    def where(row: dict, existing: bool) -> str:
-        return f"{row['value'] or 'empty'} in " + ("the CSV" if existing else row["source_file"])
+SHOWN_DIFFERENCES = 2  # columns named per conflicting row; more are counted
 
-    shown = "; ".join(f"{' / '.join(key)}: {where(first, in_csv)}, {where(second, False)}"
+
+def differences(first: dict, second: dict, where_first: str, where_second: str) -> str:
+    """The columns in which two rows of one key differ, each with both values.
+
+    >>> differences({"value": "1.0", "state_bits": "64"}, {"value": "1.0", "state_bits": ""}, "the CSV", "r.json")
+    'state_bits 64 in the CSV, empty in r.json'
+    """
+    columns = [column for column in COLUMNS if column not in ("source_file", "name")
+               and first.get(column) != second.get(column)]
+    shown = [f"{column} {first.get(column) or 'empty'} in {where_first}, {second.get(column) or 'empty'} in "
+             f"{where_second}" for column in columns[:SHOWN_DIFFERENCES]]
+    more = f" (and {len(columns) - SHOWN_DIFFERENCES} more columns)" if len(columns) > SHOWN_DIFFERENCES else ""
+    return " and ".join(shown) + more
+
+
+def _conflict(what: str, conflicts: list[tuple[tuple[str, ...], dict, dict]], in_csv: bool) -> MergeConflict:
+    shown = "; ".join(f"{' / '.join(key)}: " + differences(first, second, "the CSV" if in_csv else first["source_file"],
+                                                          second["source_file"])
                       for key, first, second in conflicts[:3])
     more = f" (and {len(conflicts) - 3} more)" if len(conflicts) > 3 else ""
     return MergeConflict(f"{len(conflicts)} new rows {what} ({shown}{more}); nothing was written: rebuild with "

@@ -14,10 +14,12 @@ from leaderboard_fixtures import GOOD, read_rows, write_results
 
 from copy_tasks.probes.family import GENERATION
 from copy_tasks.report.build import build_leaderboard
+from copy_tasks.report.build import main as leaderboard_main
 from copy_tasks.report.display_names import NameRule, default_name, is_local_path, name_rule, names_of_models
 from copy_tasks.report.plots import family_figure, model_styles
 from copy_tasks.report.rows import UPGRADABLE_SCHEMAS
 from copy_tasks.report.summary import latest_runs
+from copy_tasks.report.table import LeaderboardFileError
 
 matplotlib.use("Agg")
 
@@ -105,11 +107,28 @@ def test_a_display_name_shows_in_the_summary_page_and_plots_and_holds_in_later_b
     assert shown_names(tmp_path / "out") == {"G3"} and len(read_rows(tmp_path / "out")) == len(rows)
 
 
-def test_two_models_given_one_name_are_noted(tmp_path):
+def test_two_models_that_would_share_a_name_are_refused_in_one_line_naming_them(tmp_path):
     write_results(tmp_path / "in", "/a/models/gemma", GOOD)
     write_results(tmp_path / "in", "/b/other/gemma", GOOD, date="2026-11-02T10:00:00")
-    report = build_leaderboard([tmp_path / "in"], tmp_path / "out")
-    assert any("models /a/models/gemma, /b/other/gemma are all shown as 'gemma'" in note for note in report.notes)
+    with pytest.raises(LeaderboardFileError,
+                       match="models /a/models/gemma, /b/other/gemma would all be shown as 'gemma'"):
+        build_leaderboard([tmp_path / "in"], tmp_path / "out")
+    build_leaderboard([tmp_path / "in"], tmp_path / "out", names=[name_rule("/b/*=other gemma")])
+    assert shown_names(tmp_path / "out") == {"gemma", "other gemma"}
+
+
+@pytest.mark.parametrize("backends", [("ngram_copier", "bounded_state"), ("hf", "hf")])
+def test_a_label_over_several_models_is_refused_and_nothing_written(tmp_path, capsys, backends):
+    for model, backend, value, day in (("a", backends[0], 0.0, "01"), ("b", backends[1], 1.0, "02")):
+        write_results(tmp_path / "in", model, {"mqar_8": {"exact_match": value}}, backend=backend,
+                      date=f"2026-11-{day}T10:00:00")
+    # before: one row `<8 / 0.50` mixing both (or a ZeroDivisionError where each ran one length)
+    with pytest.raises(SystemExit) as stopped:
+        leaderboard_main([str(tmp_path / "in"), "--out", str(tmp_path / "out"), "--name", "*=Same"])
+    assert stopped.value.code == 2
+    (line,) = capsys.readouterr().err.splitlines()
+    assert "--name '*=Same' gives models " in line and "the one name 'Same'" in line
+    assert not (tmp_path / "out" / "leaderboard.csv").exists()
 
 
 def test_a_schema_1_csv_is_upgraded_with_every_row_kept(tmp_path):

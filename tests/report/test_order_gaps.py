@@ -45,3 +45,22 @@ def test_a_build_puts_the_gap_in_the_summary(tmp_path):
     build_leaderboard([tmp_path / "in"], tmp_path / "out")
     assert {row["family"] for row in read_rows(tmp_path / "out")} == {"phonebook_query_first", "phonebook_copy"}
     assert "| mamba | +0.50 | +0.50 |" in (tmp_path / "out" / "summary.md").read_text()
+
+
+def scores(family: str, value: float) -> dict:
+    return {f"{family}_20": {"exact_match": value, "exact_match_stderr": 0.1, "overflow": 0.0}}
+
+
+def test_runs_on_other_docs_are_not_subtracted_and_the_table_says_so(tmp_path):
+    runs = [("m", "phonebook_query_first", 1.0, {"copy_tasks_seed": 7}, 10),  # another seed: other books
+            ("m", "phonebook_copy", 0.25, {}, 10),
+            ("k", "phonebook_query_first", 1.0, {}, 10), ("k", "phonebook_copy", 0.25, {}, 10),  # the same docs
+            ("k", "lookup_prefix", 1.0, {}, 5), ("k", "lookup_suffix", 0.0, {}, 10)]  # 5 docs against 10
+    for day, (model, family, value, metadata, n) in enumerate(runs, start=1):
+        write_results(tmp_path / "in", model, scores(family, value), date=f"2026-11-0{day}T10:00:00", n=n,
+                      task_metadata={f"{family}_20": metadata})
+    build_leaderboard([tmp_path / "in"], tmp_path / "out")
+    summary = (tmp_path / "out" / "summary.md").read_text()
+    assert "| m | other docs | - |" in summary  # before: +0.75, said to be "on the same docs"
+    assert "| k | +0.75 | +0.75 |" in summary and "| k | other docs | - |" in summary
+    assert summary.count("`other docs`: the model ran both there, but on other docs") == 2

@@ -15,8 +15,9 @@ from copy_tasks.report.state_axis import state_points, state_size_figure, state_
 
 
 def row(name, bits, length, value, family="random_copy", variant="generation", metric="exact_match"):
+    backend = "bounded_state" if name.startswith("bounded_state(") else "hf"
     return {"name": name, "flags": "", "family": family, "variant": variant, "metric": metric, "value": value,
-            "stderr": "0", "length": length, "state_bits": bits}
+            "stderr": "0", "length": length, "state_bits": bits, "backend": backend}
 
 
 def curve(name, bits, values, family="random_copy", variant="generation"):
@@ -75,6 +76,18 @@ def test_the_plot_draws_the_budgets_as_a_line_the_models_as_markers_and_the_copy
     assert list(bound.get_ydata()) == [copy_bound_length(32), copy_bound_length(8192)]
     assert "Theorem 2.7 bound" not in {line.get_label() for line in mqar.get_lines()}
     assert state_size_figure(curve("gemma", "", [(10, 1.0)])) is None
+
+
+def test_a_model_named_like_bounded_state_is_a_marker_and_only_bounded_state_is_the_budget_line():
+    rows = [*curve("bounded_state mamba", "4096", [(10, 1.0), (20, 0.0)]),  # a Mamba's label (hf)
+            *curve("budget", "64", [(10, 1.0), (20, 0.0)])]
+    for entry in rows[2:]:
+        entry["backend"] = "bounded_state"  # bounded_state under a label of its own
+    lines = {line.get_label(): line for line in state_size_figure(rows).axes[0].get_lines()}
+    # before: the Mamba was drawn grey, in the budgets' line, and the budget as a model
+    assert list(lines["bounded_state (generation)"].get_xdata()) == [64]
+    assert list(lines["bounded_state mamba (generation)"].get_xdata()) == [4096]
+    assert "budget (generation)" not in lines
 
 
 def test_the_column_comes_from_what_the_run_recorded(tmp_path):

@@ -84,3 +84,30 @@ def test_the_prompt_tokens_each_length_took_are_tabled(tmp_path):
     # 31.5 is shown rounded half to even: 32
     assert "#### random_copy: prompt tokens (symbols -> tokens, mean (max))\n\n| model | 10 | 20 |\n|---|---:|---:|\n" \
            "| m | 32 (40) | 60 (61) |" in summary
+
+
+def mqar(value: float) -> dict:
+    return {"exact_match": value, "exact_match_stderr": 0.1, "overflow": 0.0, "query_accuracy": value}
+
+
+def summary_rows(out, name: str) -> list[str]:
+    return [line for line in (out / "summary.md").read_text().splitlines() if line.startswith(f"| {name} |")]
+
+
+def test_runs_of_one_model_in_two_mqar_formats_are_two_rows_never_one_curve(tmp_path):
+    zoology = {task: {"copy_tasks_mqar_format": "zoology"} for task in ("mqar_8", "mqar_16")}
+    write_results(tmp_path / "in", "m", {"mqar_8": mqar(0.0), "mqar_16": mqar(0.0)}, task_metadata=zoology)
+    write_results(tmp_path / "in", "m", {"mqar_8": mqar(0.625)}, date="2026-11-02T10:00:00")  # natural, later
+    build_leaderboard([tmp_path / "in"], tmp_path / "out")
+    # before: one row `8 / 0.31 (8-16) [copy_tasks_mqar_format=zoology]`, its 8 the natural run's 0.62
+    assert summary_rows(tmp_path / "out", "m")[:2] == [
+        "| m | transformer | - | 8 / 0.62 (8-8) |",
+        "| m | transformer | copy_tasks_mqar_format=zoology | <8 / 0.00 (8-16) |"]
+
+
+def test_one_model_through_two_backends_is_two_rows_and_the_build_succeeds(tmp_path):
+    write_results(tmp_path / "in", "m", {"mqar_8": mqar(1.0)}, backend="hf")
+    write_results(tmp_path / "in", "m", {"mqar_8": mqar(0.5)}, date="2026-11-02T10:00:00", backend="hf_fast")
+    build_leaderboard([tmp_path / "in"], tmp_path / "out")  # was: ZeroDivisionError in area_under_curve
+    assert summary_rows(tmp_path / "out", "m")[:2] == ["| m | transformer | backend=hf | 8 / 1.00 (8-8) |",
+                                                       "| m | transformer | backend=hf_fast | 8 / 0.50 (8-8) |"]

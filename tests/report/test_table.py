@@ -92,10 +92,20 @@ def test_a_new_value_for_an_existing_row_is_a_named_conflict_unless_replace(boar
     rows = read_csv_rows(board / "leaderboard.csv")
     write_csv_rows(board / "leaderboard.csv", [dict(rows[0], value="0.5"), *rows[1:]])
     with pytest.raises(MergeConflict, match=r"1 new rows have the run, task and metric of a row already in the CSV, "
-                                            r"with other values \(gemma@.*: 0.5 in the CSV, 1.0 in results_"):
+                                            r"with other values \(gemma@.*: value 0.5 in the CSV, 1.0 in results_"):
         build_leaderboard([board.parent / "in"], board)
     build_leaderboard([board.parent / "in"], board, replace=True)
     assert {row["value"] for row in read_csv_rows(board / "leaderboard.csv")} == {value["value"] for value in rows}
+
+
+def test_a_conflict_in_the_state_size_alone_names_the_column_and_both_values(tmp_path):
+    for folder, bits in (("a", 64), ("b", 128)):  # one run, recorded again with another state size
+        write_results(tmp_path / folder, "m", {"mqar_8": {"exact_match": 1.0}},
+                      task_metadata={"mqar_8": {"copy_tasks_state_bits": bits}})
+    build_leaderboard([tmp_path / "a"], tmp_path / "out")
+    # before: "exact_match: 1.0 in the CSV, 1.0 in results_...", the column never named
+    with pytest.raises(MergeConflict, match=r"/ mqar_8 / exact_match: state_bits 64 in the CSV, 128 in results_"):
+        build_leaderboard([tmp_path / "b"], tmp_path / "out")
 
 
 def test_a_csv_saved_with_a_byte_order_mark_is_named_as_such(board):
