@@ -1,7 +1,7 @@
 """`copy-tasks suite`: run the offline families on several models, then build the leaderboard.
 
 One lm-eval run per model and setting (`copy_tasks.experiments.lm_eval_runner`), then
-`copy-tasks leaderboard` over all the result folders. Two presets:
+`copy-tasks leaderboard` over all the result folders. Three presets:
 
 - `quick` (the README's main job): Gemma 3 270M with 4 docs per length; both reference models
   over every length and variant with 20 docs.
@@ -9,6 +9,8 @@ One lm-eval run per model and setting (`copy_tasks.experiments.lm_eval_runner`),
   length, the same docs generated and teacher-forced; SmolLM2 also under its chat template
   (`--apply_chat_template`, run label `smollm2-135m-chat`); both reference models over every
   length and variant at the families' default doc counts.
+- `smoke`: every model of `quick` on each offline family's two shortest lengths, both
+  variants, 2 docs each: that every code path runs, in seconds for the reference models.
 
 Which lengths of each offline family the pretrained models run, per preset and variant, is
 `SUITE_LENGTHS` below.
@@ -22,6 +24,8 @@ them in the model cache (`by_name/`), so the results name the model, not a path 
     ['smollm2-135m-chat']
     >>> plan("quick")[0].tasks[:4]
     ('lookup_prefix_20', 'lookup_prefix_50', 'lookup_prefix_100', 'lookup_suffix_20')
+    >>> plan("smoke", ("ngram_copier",))[0].tasks[:3], plan("smoke")[-1].docs
+    (('dup_ngram_copy_1', 'dup_ngram_copy_2', 'lookup_prefix_20'), 2)
 """
 
 from __future__ import annotations
@@ -50,6 +54,7 @@ class Preset:
     docs: int  # per length, the same docs generated and teacher-forced
     reference_docs: int | None  # None: each family's default
     chat_models: tuple[str, ...] = ()
+    references_at_every_length: bool = True  # else at the preset's lengths, as the pretrained models
 
 
 PRESETS = {
@@ -60,7 +65,11 @@ PRESETS = {
     "quick": Preset(models=("gemma-3-270m", *REFERENCE_MODELS), docs=4, reference_docs=20),
     "published": Preset(models=("gemma-3-270m", "smollm2-135m", *REFERENCE_MODELS), docs=25, reference_docs=None,
                         chat_models=("smollm2-135m",)),
+    "smoke": Preset(models=("gemma-3-270m", *REFERENCE_MODELS), docs=2, reference_docs=2,
+                    references_at_every_length=False),
 }
+
+SMOKE_LENGTHS = 2  # the smoke preset runs each family's shortest lengths, this many
 
 
 @dataclass(frozen=True)
@@ -82,7 +91,8 @@ class SuiteLengths:
     chat: tuple[int, ...] = ()
 
     def lengths(self, preset: str, variant: str) -> tuple[int, ...]:
-        """The lengths of one preset (`quick`, `published` or `chat`) and variant."""
+        """The lengths of one preset (`quick`, `published` or `chat`; `smoke` is
+        `SMOKE_LENGTHS` of every family) and variant."""
         if preset == "quick":
             return self.quick_generation if variant == GENERATION else self.quick_teacher_forced
         return {"published": self.published, "chat": self.chat}[preset]
@@ -161,9 +171,15 @@ class SuiteRun:
 def _tasks(lengths_preset: str | None, variant: str) -> tuple[str, ...]:
     """The task names of one variant, family by family, at the lengths each family declares for
     the preset (`suite_lengths`; None: every length)."""
+    def lengths(family: Family) -> tuple[int, ...]:
+        if lengths_preset is None:
+            return family.lengths
+        if lengths_preset == "smoke":
+            return family.lengths[:SMOKE_LENGTHS]
+        return suite_lengths(family).lengths(lengths_preset, variant)
+
     return tuple(family.task_name(length, variant == TEACHER_FORCED) for family in offline_families()
-                 for length in (family.lengths if lengths_preset is None else
-                                suite_lengths(family).lengths(lengths_preset, variant)))
+                 for length in lengths(family))
 
 
 CHAT_SUFFIX = "-chat"
@@ -179,8 +195,9 @@ def plan(preset_name: str, labels: tuple[str, ...] | None = None) -> list[SuiteR
     runs = []
     for model in preset.models:
         if model in REFERENCE_MODELS:
-            every = _tasks(None, GENERATION) + _tasks(None, TEACHER_FORCED)
-            runs.append(SuiteRun(model, model, "", every, preset.reference_docs))
+            lengths = None if preset.references_at_every_length else preset_name
+            tasks = _tasks(lengths, GENERATION) + _tasks(lengths, TEACHER_FORCED)
+            runs.append(SuiteRun(model, model, "", tasks, preset.reference_docs))
             continue
         settings = [(model, preset_name, False)]
         if model in preset.chat_models:
@@ -253,7 +270,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--preset", choices=sorted(PRESETS), default="quick",
                         help="quick: the README's main job (Gemma 3 270M at 4 docs a length, about 4 minutes on "
                              "2 CPU cores); published: the published leaderboard (two pretrained models at 25 docs a "
-                             "length, one also under its chat template: hours on CPU)")
+                             "length, one also under its chat template: hours on CPU); smoke: every model on "
+                             "each family's two shortest lengths, 2 docs, to check that everything runs")
     parser.add_argument("--models", default=None,
                         help="comma-separated subset of the preset's runs, by label (a model, or "
                         "<model>-chat for its chat-template runs)")
