@@ -7,8 +7,9 @@ through `check_or_exit` first (see `copy_tasks.harness.registration`): it checks
 the merged `--model_args` and `--metadata` and reads the data sources of the families the run
 asks for (C4 or local text, SQuAD), including that a text source has passages long enough for
 the requested lengths (`copy_tasks.probes.run_checks`), warns of `--metadata` keys no task of
-the run reads, and refuses `--batch_size auto` on the Transformers backends (below). A
-`UserError` becomes one line on stderr and exit status 2.
+the run reads, and refuses `--batch_size auto` on the Transformers backends (below) and task
+names lm-eval cannot find as written (`--tasks "a, b"`: lm-eval 0.4.13 looks up " b", spaces
+included). A `UserError` becomes one line on stderr and exit status 2.
 """
 
 from __future__ import annotations
@@ -46,12 +47,32 @@ def check_batch_size(model: str | None, batch_size: Any) -> None:
                         "--batch_size 8 (any number gives the same scores)")
 
 
+def check_task_names(tasks: Iterable[str] | str) -> None:
+    """Refuse a name of `--tasks` with spaces around it, or an empty one (`a,,b`, `a,`): lm-eval
+    splits `--tasks` at its commas and looks each piece up as written, so it would find no task
+    of that name (after our checks, which must read the names as lm-eval does).
+
+    >>> check_task_names("random_copy_10,random_copy_20"), check_task_names([])
+    (None, None)
+    >>> check_task_names("random_copy_10, random_copy_20")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    copy_tasks.probes.options.UserError: --tasks: ' random_copy_20' has spaces around it: ...
+    """
+    for name in task_names(tasks):
+        if not name or name != name.strip():
+            what = f"{name!r} has spaces around it" if name.strip() else "a name is empty"
+            raise UserError(f"--tasks: {what}: lm-eval looks each name up as written and would find no task; "
+                            "separate the names with commas alone, e.g. --tasks random_copy_10,random_copy_20")
+
+
 def check_run(metadata: Mapping[str, Any], tasks: Iterable[str] | str, model: str | None = None,
               batch_size: Any = None, model_args: Mapping[str, Any] | None = None) -> None:
-    """Raise UserError for a bad or unknown `copy_tasks_*` key, a data source that a requested
-    task cannot read or that is too short for its lengths, or `--batch_size auto` on a backend
-    that sizes it at the model's full context (when the run asks for any of our tasks); warn,
-    once each, of `--metadata` keys no task of the run reads."""
+    """Raise UserError for a task name lm-eval cannot find as written (`check_task_names`), a
+    bad or unknown `copy_tasks_*` key, a data source that a requested task cannot read or that
+    is too short for its lengths, or `--batch_size auto` on a backend that sizes it at the
+    model's full context (when the run asks for any of our tasks); warn, once each, of
+    `--metadata` keys no task of the run reads."""
+    check_task_names(tasks)
     if requested(task_names(tasks)):
         check_batch_size(model, batch_size)
     check_options_and_sources(metadata, tasks)

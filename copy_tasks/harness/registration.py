@@ -24,7 +24,7 @@ import inspect
 import logging
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from copy_tasks.harness import lm_eval_internals as internals
 
@@ -148,10 +148,7 @@ def patch_evaluator(evaluator_module: Any) -> None:
             try:
                 return complete_results(evaluate(*args, **kwargs), ours)
             except UserError as error:
-                if not COMMAND_LINE["run"]:
-                    raise
-                print(f"copy-tasks: error: {error}", file=sys.stderr)
-                raise SystemExit(2) from None
+                exit_in_one_line_on_the_command_line(error)
 
         return evaluate_with_our_tasks_bound
 
@@ -161,11 +158,21 @@ def patch_evaluator(evaluator_module: Any) -> None:
     _wrap_once(evaluator_module, "git_hash", internals.git_hash_quietly)
 
 
+def exit_in_one_line_on_the_command_line(error: Exception) -> NoReturn:
+    """On a command-line run, print `error` (a UserError) in one line and exit with status 2;
+    in Python, raise it."""
+    if not COMMAND_LINE["run"]:
+        raise error
+    print(f"copy-tasks: error: {error}", file=sys.stderr)
+    raise SystemExit(2) from None
+
+
 def refuse_dropped_metadata(original):
     """lm-eval's `simple_evaluate` (`original`), refusing our options in `metadata=` beside a
     `task_manager=` whose own metadata lacks them: lm-eval (0.4.13) then uses the task manager's
     metadata and drops the argument, so a run asking for `copy_tasks_docs=5` would silently score
-    every doc. (lm-eval's command line passes both, the same: that passes.)"""
+    every doc. (lm-eval's command line passes both, the same: that passes.) A UserError raised
+    as it makes the model (a bad model arg of our models) is one line on the command line."""
     from copy_tasks.probes.options import PREFIX, UserError
 
     signature = inspect.signature(original)
@@ -181,7 +188,10 @@ def refuse_dropped_metadata(original):
                             "lm-eval drops metadata when it is given a task manager, so these options would not "
                             "apply; pass them to the task manager instead: "
                             "task_manager=copy_tasks.task_manager(metadata={...})")
-        return original(*args, **kwargs)
+        try:
+            return original(*args, **kwargs)
+        except UserError as error:
+            exit_in_one_line_on_the_command_line(error)
 
     return checked
 

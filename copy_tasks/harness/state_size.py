@@ -3,16 +3,19 @@ next, whatever the length of what it has read. A transformer has none (its cache
 the prompt), and neither does the n-gram copier; the leaderboard's `state_bits` column is empty
 for them.
 
-How each is counted, per layer, from the model's config (numbers the recurrence needs to go on,
-times `float_bits` of the run's dtype):
+How each is counted, per layer, from the model's config: the numbers the recurrence needs to go
+on, each part at the width its cache holds it in. transformers keeps the SSM and RWKV-4
+attention states in float32 whatever the weights (float32 or wider for Mamba-1's SSM state:
+float64 under float64 weights); the convolution inputs and token shifts follow the run's dtype
+(`float_bits`: 16 under bfloat16 weights).
 
-| `model_type` | numbers per layer |
+| `model_type` | numbers per layer: in float32 (at least) + in the weights' dtype |
 |---|---|
-| `mamba` (HF Mamba-1) | I x S (SSM) + I x (K - 1) (convolution) |
+| `mamba` (HF Mamba-1) | I x S (SSM, float32 or wider) + I x (K - 1) (convolution) |
 | `mamba2` (HF Mamba-2) | heads x `head_dim` x S (SSM) + (`expand` x H + 2 x `n_groups` x S) x (K - 1) |
 | `rwkv` (HF RWKV-4) | 3 x `attention_hidden_size` (numerator, denominator, maximum) + 2 x H (shifts) |
-| `rwkv7` (fla's RWKV-7) | heads x `head_dim` x `head_dim` (WKV) + 2 x H (token shifts) |
-| `copy_tasks_lstm` (ours) | 2 x H (hidden and cell vectors) |
+| `rwkv7` (fla's RWKV-7) | heads x `head_dim` x `head_dim` (WKV, fla's kernels) + 2 x H (token shifts) |
+| `copy_tasks_lstm` (ours) | none + 2 x H (hidden and cell vectors) |
 
 (H: `hidden_size`, I: `intermediate_size`, S: `state_size`, K: `conv_kernel`.)
 
@@ -25,7 +28,7 @@ own (`state_bits` on the model).
     98304
     >>> state_bits(Config(model_type="mamba", hidden_size=768, intermediate_size=1536, state_size=16,
     ...                   conv_kernel=4, num_hidden_layers=24), "bfloat16")
-    11206656
+    20643840
     >>> state_bits(Config(model_type="llama")) is None, float_bits("torch.float16"), float_bits(None)
     (True, 16, 32)
 """
@@ -47,28 +50,44 @@ def float_bits(dtype) -> int:
     return FLOAT_BITS.get(name, DEFAULT_FLOAT_BITS)
 
 
-def _mamba(config) -> int:
+# The width of a part of the state: float32 whatever the weights, float32 or the weights' when
+# wider, or the weights' own.
+FLOAT32, FLOAT32_OR_WIDER, WEIGHTS = "float32", "float32 or wider", "weights"
+
+
+def part_bits(width: str, weight_bits: int) -> int:
+    """The bits of one number of a state part kept at `width`, under weights of `weight_bits`.
+
+    >>> part_bits(FLOAT32, 16), part_bits(FLOAT32_OR_WIDER, 64), part_bits(WEIGHTS, 16)
+    (32, 64, 16)
+    """
+    return {FLOAT32: 32, FLOAT32_OR_WIDER: max(32, weight_bits), WEIGHTS: weight_bits}[width]
+
+
+def _mamba(config) -> dict[str, int]:
     inner = getattr(config, "intermediate_size", None) or config.expand * config.hidden_size
-    return inner * config.state_size + inner * (config.conv_kernel - 1)
+    return {FLOAT32_OR_WIDER: inner * config.state_size, WEIGHTS: inner * (config.conv_kernel - 1)}
 
 
-def _mamba2(config) -> int:
+def _mamba2(config) -> dict[str, int]:
     channels = config.expand * config.hidden_size + 2 * config.n_groups * config.state_size
-    return config.num_heads * config.head_dim * config.state_size + channels * (config.conv_kernel - 1)
+    return {FLOAT32: config.num_heads * config.head_dim * config.state_size,
+            WEIGHTS: channels * (config.conv_kernel - 1)}
 
 
-def _rwkv(config) -> int:
-    return 3 * (getattr(config, "attention_hidden_size", None) or config.hidden_size) + 2 * config.hidden_size
+def _rwkv(config) -> dict[str, int]:
+    return {FLOAT32: 3 * (getattr(config, "attention_hidden_size", None) or config.hidden_size),
+            WEIGHTS: 2 * config.hidden_size}
 
 
-def _rwkv7(config) -> int:
+def _rwkv7(config) -> dict[str, int]:
     head_dim = getattr(config, "head_dim", None) or 64
     heads = getattr(config, "num_heads", None) or config.hidden_size // head_dim
-    return heads * head_dim * head_dim + 2 * config.hidden_size
+    return {FLOAT32: heads * head_dim * head_dim, WEIGHTS: 2 * config.hidden_size}
 
 
-def _lstm(config) -> int:
-    return 2 * config.hidden_size
+def _lstm(config) -> dict[str, int]:
+    return {WEIGHTS: 2 * config.hidden_size}
 
 
 NUMBERS_PER_LAYER: dict[str, Callable] = {
@@ -76,22 +95,32 @@ NUMBERS_PER_LAYER: dict[str, Callable] = {
 }
 
 
-def state_numbers(config) -> int | None:
-    """The numbers in the state of a model of a known recurrent `model_type`, else None (a
-    transformer, a hybrid, an architecture we do not know, a config missing a field we need)."""
+def state_parts(config) -> dict[str, int] | None:
+    """The numbers in the state of a model of a known recurrent `model_type`, by the width they
+    are kept at; None for a transformer, a hybrid, an architecture we do not know, a config
+    missing a field we need."""
     per_layer = NUMBERS_PER_LAYER.get(getattr(config, "model_type", None))
     if per_layer is None:
         return None
     try:
-        return int(per_layer(config)) * int(config.num_hidden_layers)
+        return {width: int(numbers) * int(config.num_hidden_layers) for width, numbers in per_layer(config).items()}
     except (AttributeError, TypeError):
         return None
 
 
+def state_numbers(config) -> int | None:
+    """The numbers in the state (`state_parts`, all widths together), else None."""
+    parts = state_parts(config)
+    return None if parts is None else sum(parts.values())
+
+
 def state_bits(config, dtype=None) -> int | None:
-    """`state_numbers` times `float_bits(dtype)`; None where the state has no fixed size we know."""
-    numbers = state_numbers(config)
-    return None if numbers is None else numbers * float_bits(dtype)
+    """The bits of the state under weights of `dtype`, each part (`state_parts`) at the width it
+    is kept at; None where the state has no fixed size we know."""
+    parts = state_parts(config)
+    if parts is None:
+        return None
+    return sum(numbers * part_bits(width, float_bits(dtype)) for width, numbers in parts.items())
 
 
 def state_bits_of(lm) -> int | None:

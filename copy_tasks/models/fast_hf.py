@@ -7,7 +7,9 @@ vocabulary (Gemma 3: 262,144 tokens) that is gigabytes of logits, most of the te
 cost. This subclass asks the model for the last positions only (transformers'
 `logits_to_keep`): the continuation's, in batches of `--batch_size` requests sorted by length
 and padded on the right as `hf` pads them, with the same left truncation to `max_length`, and
-returns the same (log-probability, is_greedy) pairs. Generation is lm-eval's.
+returns the same (log-probability, is_greedy) pairs. Generation is lm-eval's. A model that
+ignores `logits_to_keep` and returns every position is read at the positions kept (with a
+warning: it saves nothing); logits of any other length are refused, never read.
 
 Models with sliding-window layers (Gemma 3) that run PyTorch's SDPA switch to the banded SDPA
 of `copy_tasks.models.banded_attention`, which gives those layers only the keys in their window, with
@@ -18,12 +20,32 @@ the same results; it serves the teacher-forced forward pass and the generation's
 
 from __future__ import annotations
 
+import logging
+
 import torch
 from lm_eval.api.registry import register_model
 from tqdm import tqdm
 
 from copy_tasks.harness.lm_eval_internals import batched, scored_tokens_hflm
 from copy_tasks.models.banded_attention import use_banded_attention
+
+log = logging.getLogger("copy_tasks")
+
+
+def last_positions(logits: torch.Tensor, keep: int, width: int) -> torch.Tensor:
+    """The logits of the last `keep` of `width` input positions, from a forward pass asked for
+    them with `logits_to_keep=keep`: as returned, or cut from every position's when the model
+    ignored the request.
+
+    >>> last_positions(torch.arange(5.0)[None, :, None], 2, 5)[0, :, 0].tolist()
+    [3.0, 4.0]
+    """
+    if logits.shape[1] == keep:
+        return logits
+    if logits.shape[1] == width:
+        return logits[:, width - keep:]
+    raise RuntimeError(f"hf_fast: asked for the logits of the last {keep} of {width} positions, the model returned "
+                       f"{logits.shape[1]}: it does not honour logits_to_keep; use --model hf")
 
 
 def _length_order(request) -> tuple:
@@ -40,6 +62,7 @@ class FastLoglikelihoodHFLM(scored_tokens_hflm()):
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         use_banded_attention(self.model)
+        self._warned_of_all_positions = False
 
     def score_token_requests(self, requests, disable_tqdm: bool = False, override_bs=None):
         ordered, chunks = batched(self, requests, _length_order, override_bs)
@@ -70,6 +93,11 @@ class FastLoglikelihoodHFLM(scored_tokens_hflm()):
         with torch.no_grad():
             logits = self.model(inputs.to(self.device), attention_mask=mask.to(self.device),
                                 logits_to_keep=keep).logits
+        if keep != logits.shape[1] == width and not self._warned_of_all_positions:
+            log.warning("hf_fast: %s ignores logits_to_keep (it returns every position): its logits are read at "
+                        "the positions scored, with no saving", type(self.model).__name__)
+            self._warned_of_all_positions = True
+        logits = last_positions(logits, keep, width)
         answers = []
         for i, (row, count) in enumerate(zip(rows, scored)):
             start = keep - (width - (len(row) - 1 - count))

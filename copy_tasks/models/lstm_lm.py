@@ -91,15 +91,20 @@ class LstmForCausalLM(PreTrainedModel, GenerationMixin):
         self.embed = value
 
     def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor | None = None,
-                labels: torch.Tensor | None = None, **kwargs) -> CausalLMOutput:
+                labels: torch.Tensor | None = None, logits_to_keep: int | torch.Tensor = 0,
+                **kwargs) -> CausalLMOutput:
+        """Logits at every position, or (transformers' `logits_to_keep`) at the last
+        `logits_to_keep` positions only (0: every position), or at the positions a 1-d tensor
+        names."""
         shifts = None
         if attention_mask is not None and bool(attention_mask[:, 0].eq(0).any()):
             shifts = left_padding(attention_mask)
             input_ids = shift_rows(input_ids, shifts)
         hidden, _ = self.lstm(self.embed(input_ids))
-        logits = self.head(hidden)
         if shifts is not None:
-            logits = shift_rows(logits, -shifts)
+            hidden = shift_rows(hidden, -shifts)
+        kept = slice(-logits_to_keep, None) if isinstance(logits_to_keep, int) else logits_to_keep
+        logits = self.head(hidden[:, kept])
         loss = None
         if labels is not None:
             loss = nn.functional.cross_entropy(logits[:, :-1].reshape(-1, logits.shape[-1]),

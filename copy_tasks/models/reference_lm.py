@@ -10,11 +10,15 @@ Model args of `ngram_copier`: `unit` (`char` or `word`, default `char`) and `n` 
 n-gram lookup of the paper's Theorem 2.3 over the last n units; unset: the longest-match
 variant, see `copy_tasks.models.ngram_copier`). Of `bounded_state`: `bits` (B, at least 52: `MIN_BITS`);
 it reads key-value lines (`mqar`) with `copy_tasks.models.bounded_pairs`, passkey prompts with
-`copy_tasks.models.bounded_number`, the rest with `copy_tasks.models.bounded_state`.
+`copy_tasks.models.bounded_number`, the rest with `copy_tasks.models.bounded_state`. A bad
+model arg (`n=2.5`, `bits=abc`, `bits=48`) is a `UserError` naming it, raised as the model is
+made, before any doc is drawn. Both write at most `max_gen_toks` units (characters, or the
+copier's words).
 """
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 import lm_eval.models  # noqa: F401  lm-eval registers its own models only into an empty registry
@@ -24,8 +28,27 @@ from lm_eval.api.registry import register_model
 from copy_tasks.models.answers import cut_at_stops, score_against
 from copy_tasks.models.bounded_number import PasskeyReader, reads_as_passkey
 from copy_tasks.models.bounded_pairs import PairsReader, reads_as_pairs
-from copy_tasks.models.bounded_state import BoundedStateReader
+from copy_tasks.models.bounded_state import MIN_BITS, BoundedStateReader
 from copy_tasks.models.ngram_copier import NgramCopier
+from copy_tasks.probes.options import UserError
+
+_INTEGER = re.compile(r"[+-]?\d+")
+
+
+def integer_arg(model: str, name: str, value, example: int) -> int:
+    """A model arg that must be an integer, as lm-eval hands it over (`n=3` as 3, `n=2.5` as
+    2.5, `n=abc` as "abc"); anything else is refused, never rounded.
+
+    >>> integer_arg("ngram_copier", "n", 3, 5), integer_arg("ngram_copier", "n", "-2", 5)
+    (3, -2)
+    >>> integer_arg("ngram_copier", "n", 2.5, 5)
+    Traceback (most recent call last):
+    copy_tasks.probes.options.UserError: --model ngram_copier: n=2.5 is not an integer: give a whole number, e.g. n=5
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, str)) or not _INTEGER.fullmatch(str(value).strip()):
+        raise UserError(f"--model {model}: {name}={value} is not an integer: give a whole number, "
+                        f"e.g. {name}={example}")
+    return int(value)
 
 
 @lru_cache(maxsize=256)
@@ -69,8 +92,11 @@ class NgramCopierLM(ReferenceLM):
     def __init__(self, unit: str = "char", n: int | str | None = None, **_ignored) -> None:
         super().__init__()
         self.unit = unit
-        self.n = None if n in (None, "", "none", "None") else int(n)
-        NgramCopier("", unit=self.unit, n=self.n)  # validate the args before any task runs
+        self.n = None if n in (None, "", "none", "None") else integer_arg("ngram_copier", "n", n, 5)
+        try:
+            NgramCopier("", unit=self.unit, n=self.n)  # validate the args before any task runs
+        except ValueError as error:
+            raise UserError(f"--model ngram_copier: {error}") from None
 
     def generate(self, prompt: str, until: list[str], budget: int) -> str:
         return _copier(prompt, self.unit, self.n).generate(until, budget)
@@ -85,8 +111,10 @@ class BoundedStateLM(ReferenceLM):
 
     def __init__(self, bits: int | str = 256, **_ignored) -> None:
         super().__init__()
-        self.bits = int(bits)
-        BoundedStateReader(self.bits)  # validate the args before any task runs
+        self.bits = integer_arg("bounded_state", "bits", bits, 256)
+        if self.bits < MIN_BITS:  # before any task runs
+            raise UserError(f"--model bounded_state: bits={self.bits}: at least {MIN_BITS} bits are needed, the most "
+                            "its control registers can take")
 
     @property
     def state_bits(self) -> int:
@@ -99,7 +127,8 @@ class BoundedStateLM(ReferenceLM):
         return reader(self.bits).read(prompt).answer()
 
     def generate(self, prompt: str, until: list[str], budget: int) -> str:
-        return cut_at_stops(self._answer(prompt), until)
+        """Its answer's first `budget` characters, cut before the first stop sequence."""
+        return cut_at_stops(self._answer(prompt)[:budget], until)
 
     def score(self, prompt: str, continuation: str) -> tuple[float, bool]:
         return score_against(self._answer(prompt), continuation)

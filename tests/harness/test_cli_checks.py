@@ -86,3 +86,21 @@ def test_a_metadata_key_no_task_reads_is_warned_once(caplog):
     check_run({"max_seq_lengths": [4096]}, ["phonebook_copy_20", "ruler"])  # another suite's task may read it
     check_run({"copy_tasks_docs": 2}, "phonebook_copy_20")
     assert caplog.records == []
+
+
+@pytest.mark.parametrize(("tasks", "message"), [
+    ("random_copy_10, lookup_suffix_20", "' lookup_suffix_20' has spaces around it"),
+    (["random_copy_10", " lookup_suffix_20"], "' lookup_suffix_20' has spaces around it"),  # "a, b" split by lm-eval
+    (["random_copy_10 "], "'random_copy_10 ' has spaces around it"),
+    (["random_copy_10", "", "lookup_suffix_20"], "a name is empty"),  # `--tasks a, b`
+])
+def test_a_task_name_lm_eval_would_not_find_as_written_is_refused_first(tasks, message):
+    """lm-eval (0.4.13) looks " lookup_suffix_20" up as written and finds no task: our checks,
+    which read the names as lm-eval does, once skipped it (and a C4 task's source check with
+    it), and lm-eval failed after them with a traceback."""
+    from copy_tasks.harness.cli_checks import check_run
+    from copy_tasks.probes.options import UserError
+
+    with pytest.raises(UserError, match=f"^--tasks: {message}: .* e.g. --tasks random_copy_10,random_copy_20$"):
+        check_run({}, tasks)
+    check_run({}, ["random_copy_10", "lookup_suffix_20"])

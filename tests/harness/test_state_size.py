@@ -55,16 +55,17 @@ def test_a_transformer_a_hybrid_and_a_config_we_cannot_read_have_no_state_size(c
                                              (torch.float64, 64), (torch.float32, 32), ("auto", 32), (None, 32)])
 def test_a_number_is_32_bits_unless_the_dtype_says_otherwise(dtype, bits):
     assert float_bits(dtype) == bits
-    assert state_bits(tiny_mamba2(), dtype) == 224 * bits
+    # Mamba-2's 128 SSM numbers stay float32; its 96 convolution inputs follow the weights
+    assert state_bits(tiny_mamba2(), dtype) == 128 * 32 + 96 * bits
 
 
-def cached_numbers(model) -> int:
-    """The numbers the model's own cache holds after a prompt, one sequence, without the oldest
-    input of each convolution window (never read again)."""
+def cached_bits(model) -> int:
+    """The bits the model's own cache holds after a prompt, one sequence, each tensor at its own
+    dtype, without the oldest input of each convolution window (never read again)."""
     with torch.no_grad():
         out = model(TOKENS, use_cache=True)
     if getattr(out, "state", None) is not None:  # RWKV-4: 5 tensors of (batch, hidden, layers)
-        return sum(tensor[0].numel() for tensor in out.state)
+        return sum(bits(tensor[0]) for tensor in out.state)
     cache = out.cache if getattr(out, "cache", None) is not None else out.cache_params
     total = 0
     for layer in range(model.config.num_hidden_layers):
@@ -72,24 +73,33 @@ def cached_numbers(model) -> int:
             conv, recurrent = cache.get_conv_state(layer), cache.get_recurrent_state(layer)
         else:  # transformers before 5.x's linear-attention caches: MambaCache, Mamba2Cache
             conv, recurrent = cache.conv_states[layer], cache.ssm_states[layer]
-        total += conv.shape[1] * (conv.shape[2] - 1) + recurrent[0].numel()
+        total += bits(conv[0, :, 1:]) + bits(recurrent[0])
     return total
 
 
+def bits(tensor: torch.Tensor) -> int:
+    return tensor.numel() * tensor.element_size() * 8
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.float16, torch.float64], ids=str)
 @pytest.mark.parametrize("config", [tiny_mamba(), tiny_mamba2(), tiny_rwkv()], ids=lambda c: c.model_type)
-def test_the_count_is_the_state_the_hf_model_keeps(config):
+def test_the_count_is_the_state_the_hf_model_keeps_at_each_parts_own_dtype(config, dtype):
+    """Under 16-bit weights transformers keeps the SSM (RWKV-4: attention) state in float32 and
+    the convolution inputs (shifts) at 16 bits: tiny Mamba-2 holds 128 x 32 + 96 x 16 bits."""
     torch.manual_seed(0)
-    model = transformers.AutoModelForCausalLM.from_config(config).eval()
-    assert cached_numbers(model) == state_numbers(config)
+    model = transformers.AutoModelForCausalLM.from_config(config).to(dtype).eval()
+    assert cached_bits(model) == state_bits(config, dtype)
+    if dtype == torch.float32:
+        assert cached_bits(model) == 32 * state_numbers(config)
 
 
 def test_a_live_model_reports_its_weights_dtype_and_an_analytic_model_its_budget():
     model = transformers.AutoModelForCausalLM.from_config(tiny_mamba2()).to(torch.bfloat16)
     hf_like = SimpleNamespace(config=model.config, model=model)  # what lm-eval's HFLM exposes
-    assert state_bits_of(hf_like) == 224 * 16
+    assert state_bits_of(hf_like) == 128 * 32 + 96 * 16  # its SSM state in float32
     caching = type("CachingLM", (), {})()  # lm-eval's --use_cache wrapper around the model
     caching.lm = hf_like
-    assert state_bits_of(caching) == 224 * 16
+    assert state_bits_of(caching) == 128 * 32 + 96 * 16
     assert state_bits_of(BoundedStateLM(bits=1024)) == 1024
     assert state_bits_of(NgramCopierLM()) is None  # it keeps the whole prompt
     transformer = transformers.AutoModelForCausalLM.from_config(transformers.GPTNeoXConfig(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+import torch
 from lm_eval.api.instance import Instance
 from lm_eval.models.huggingface import HFLM
 
@@ -41,3 +42,49 @@ def test_a_batch_is_one_forward_pass(tiny_models, monkeypatch):
         *args, **kwargs))
     fast.loglikelihood(requests())
     assert [shape[0] for shape in calls] == [4, 4, 1]  # 9 requests
+
+
+@pytest.fixture(scope="module")
+def lstm_folder(tiny_models, tmp_path_factory):
+    """A tiny LSTM (`copy-tasks train`'s model type) with large random weights, so that reading
+    the wrong positions changes every log-probability, and the tiny models' tokenizer."""
+    from transformers import AutoTokenizer
+
+    from copy_tasks.models.lstm_lm import LstmConfig, LstmForCausalLM
+    from copy_tasks.models.trained_architectures import register
+
+    register()
+    tokenizer = AutoTokenizer.from_pretrained(tiny_models["gpt_neox"])
+    torch.manual_seed(0)
+    model = LstmForCausalLM(LstmConfig(vocab_size=len(tokenizer), hidden_size=16, num_hidden_layers=1,
+                                       pad_token_id=tokenizer.pad_token_id))
+    with torch.no_grad():
+        for parameter in model.parameters():
+            parameter.normal_()
+    folder = tmp_path_factory.mktemp("lstm")
+    model.save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return str(folder)
+
+
+def test_the_lstm_gives_the_same_logprobs_as_lm_eval_hf(lstm_folder):
+    # It once ignored logits_to_keep, and hf_fast read its first positions as the last ones.
+    cases = requests()[:3]
+    expected = HFLM(pretrained=lstm_folder, device="cpu", batch_size=4).loglikelihood(cases)
+    got = FastLoglikelihoodHFLM(pretrained=lstm_folder, device="cpu", batch_size=4).loglikelihood(cases)
+    assert [logprob for logprob, _ in got] == pytest.approx([logprob for logprob, _ in expected], abs=1e-3)
+
+
+def test_a_model_ignoring_logits_to_keep_is_read_at_the_scored_positions_or_refused(tiny_models, monkeypatch):
+    path = str(tiny_models["gpt_neox"])
+    cases = requests()[:3]
+    expected = HFLM(pretrained=path, device="cpu", batch_size=4).loglikelihood(cases)
+    fast = FastLoglikelihoodHFLM(pretrained=path, device="cpu", batch_size=4)
+    forward = fast.model.forward
+    monkeypatch.setattr(fast.model, "forward", lambda *args, logits_to_keep, **kwargs: forward(*args, **kwargs))
+    got = fast.loglikelihood(cases)  # every position returned: the last ones read
+    assert [logprob for logprob, _ in got] == pytest.approx([logprob for logprob, _ in expected], abs=1e-3)
+    monkeypatch.setattr(fast.model, "forward", lambda *args, logits_to_keep, **kwargs: forward(
+        *args, logits_to_keep=logits_to_keep + 1, **kwargs))
+    with pytest.raises(RuntimeError, match="returned .* does not honour logits_to_keep"):
+        fast.loglikelihood(cases)

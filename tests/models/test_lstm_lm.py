@@ -2,7 +2,8 @@
 configs: logits per position and token, causal (a later token never changes earlier logits), the
 next-token loss skipping ignored labels, rows read alike whatever their left padding, a save and
 load that gives the same model, greedy generation equal to reading the whole sequence again at
-every step (with `use_cache` or without: it keeps none), and its state size in bits."""
+every step (with `use_cache` or without: it keeps none), the last positions only when asked
+(`logits_to_keep`), and its state size in bits."""
 
 from __future__ import annotations
 
@@ -157,3 +158,15 @@ def test_a_left_padded_row_generates_as_if_alone(model):
 def test_state_bits_count_hidden_and_cell_floats_of_every_layer(layers, hidden, bits):
     """32 bits x (hidden + cell) x layers x hidden size: 32 x 2 x 4 x 256 = 65,536 by default."""
     assert state_bits(LstmConfig(hidden_size=hidden, num_hidden_layers=layers)) == bits
+
+
+def test_logits_to_keep_gives_the_last_positions_logits_whatever_the_left_padding(model):
+    """transformers' `logits_to_keep` (what `hf_fast` asks for): the last k positions, 0 for all."""
+    rows, mask = [[PAD, PAD, 3, 1, 2], [4, 4, 4, 1, 2]], [[0, 0, 1, 1, 1], [1, 1, 1, 1, 1]]
+    every = logits_of(model, rows, mask)
+    with torch.no_grad():
+        for keep in (1, 2, 5):
+            kept = model(torch.tensor(rows), attention_mask=torch.tensor(mask), logits_to_keep=keep).logits
+            assert kept.shape == (2, keep, VOCAB) and torch.allclose(kept, every[:, -keep:], atol=1e-6), keep
+        assert torch.equal(model(torch.tensor(rows), attention_mask=torch.tensor(mask), logits_to_keep=0).logits,
+                           every)

@@ -12,6 +12,7 @@ import pytest
 from lm_eval.api.instance import Instance
 
 from copy_tasks.models.reference_lm import BoundedStateLM, NgramCopierLM
+from copy_tasks.probes.options import UserError
 
 AGREES = math.log(0.99)  # answers.score_against: 1 - EPSILON per agreeing character
 FIRST_DISAGREES = math.log(0.01 / 255)
@@ -93,7 +94,7 @@ def test_n_reads_an_empty_or_none_value_as_the_longest_match(n, expected):
     ({"unit": "word", "n": "-2"}, "n=-2"),
 ])
 def test_the_copier_refuses_bad_args_before_any_request(args, message):
-    with pytest.raises(ValueError, match=message):
+    with pytest.raises(UserError, match=message):
         NgramCopierLM(**args)
 
 
@@ -115,10 +116,38 @@ def test_bounded_state_defaults_to_256_bits():
     assert BoundedStateLM().bits == 256
 
 
-@pytest.mark.parametrize("bits", [51, "40"])
+@pytest.mark.parametrize("bits", [51, "40", 48, 50])
 def test_bounded_state_refuses_fewer_bits_than_its_control_registers_take(bits):
-    with pytest.raises(ValueError, match=f"bits={bits}: at least 52 bits"):
+    with pytest.raises(UserError, match=f"^--model bounded_state: bits={bits}: at least 52 bits"):
         BoundedStateLM(bits=bits)
+
+
+@pytest.mark.parametrize("model, name, value", [(BoundedStateLM, "bits", "abc"), (BoundedStateLM, "bits", 276.5),
+                                                (BoundedStateLM, "bits", True), (NgramCopierLM, "n", 2.5),
+                                                (NgramCopierLM, "n", "two")])
+def test_a_model_arg_that_is_not_an_integer_is_refused_not_rounded(model, name, value):
+    """lm-eval hands `n=2.5` over as 2.5 (once read as 2), `bits=true` as True (once 1)."""
+    with pytest.raises(UserError, match=f"{name}={value} is not an integer: give a whole number"):
+        model(**{name: value})
+
+
+def test_a_bad_model_arg_on_the_command_line_is_one_line_before_any_doc(capsys, monkeypatch):
+    from copy_tasks.cli import main
+    from copy_tasks.harness import registration
+
+    monkeypatch.setitem(registration.COMMAND_LINE, "run", False)  # the run sets it: restored after
+    with pytest.raises(SystemExit) as stop:
+        main(["run", "--model", "bounded_state", "--model_args", "bits=48", "--tasks", "random_copy_10"])
+    error = capsys.readouterr().err
+    assert stop.value.code == 2 and "Traceback" not in error
+    assert error.splitlines()[-1] == ("copy-tasks: error: --model bounded_state: bits=48: at least 52 bits are "
+                                      "needed, the most its control registers can take")
+
+
+def test_bounded_state_writes_at_most_max_gen_toks_characters():
+    # its answer to COPY is " b c": 2 characters of it, then the whole of it within 4 or 256
+    assert generations(BoundedStateLM(bits=52), (COPY, {"until": [], "max_gen_toks": 2}),
+                       (COPY, {"until": [], "max_gen_toks": 4}), (COPY, {"until": []})) == [" b", " b c", " b c"]
 
 
 @pytest.mark.parametrize("model", [NgramCopierLM(), BoundedStateLM()], ids=["ngram_copier", "bounded_state"])

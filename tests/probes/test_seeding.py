@@ -6,6 +6,7 @@ included, gives another stream."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 
@@ -66,6 +67,15 @@ def test_evaluation_docs_are_drawn_in_the_evaluation_domain():
 ])
 def test_every_part_of_the_key_changes_the_stream(field, other):
     assert first_draws(doc_rng(**{**KEY, field: other})) != PINNED_DRAWS
+
+
+@pytest.mark.parametrize("field", ["family", "version", "length", "seed", "index", "domain"])
+def test_a_key_part_holding_the_separator_is_refused(field):
+    """Joined with "|", ("a|b", "c") and ("a", "b|c") were one key, so one stream."""
+    with pytest.raises(ValueError, match=re.escape(f"doc_rng: {field}='x|y' holds '|', the separator")):
+        doc_rng(**{**KEY, field: "x|y"})
+    with pytest.raises(ValueError, match=re.escape("family='phonebook_copy|1.0' holds")):
+        doc_rng(**{**KEY, "family": "phonebook_copy|1.0", "version": ""})
 
 
 @settings(max_examples=30, deadline=None)
