@@ -16,7 +16,7 @@ os.environ.update(OFFLINE)
 
 import pytest  # noqa: E402
 import torch  # noqa: E402
-from forked_command import run_forked  # noqa: E402
+from forked_command import ENTRY_POINTS, run_forked  # noqa: E402
 
 from copy_tasks.experiments.tiny_models import ARCHITECTURES, build_tiny_model  # noqa: E402
 from copy_tasks.probes.families import FAMILIES  # noqa: E402
@@ -54,7 +54,7 @@ def run_command(args: list[str], cwd: Path, fresh: bool = False, **env: str) -> 
     """Run one of the installed console scripts (`lm_eval`, `copy-tasks`): in a fork of this
     process (`forked_command`: the same command without 5-10 s of imports), or with `fresh` or
     variables read at start-up (`env`) in a new interpreter, as a user starts it."""
-    if fresh or env:
+    if fresh or env or args[0] not in ENTRY_POINTS:
         command = [str(BIN / args[0]), *args[1:]]
         return subprocess.run(command, cwd=cwd, env=offline_env(**env), capture_output=True,
                               text=True, timeout=900)

@@ -111,8 +111,10 @@ def _fresh_logging_and_warnings() -> None:
     root.setLevel(logging.WARNING)
     for logger in logging.Logger.manager.loggerDict.values():
         for handler in getattr(logger, "handlers", ()):
-            if isinstance(handler, logging.StreamHandler) and not isinstance(handler, logging.FileHandler):
-                handler.setStream(sys.stderr)
+            # not setStream, which flushes the old stream (maybe closed); logging's last resort,
+            # a _StderrHandler, always writes to the sys.stderr of the moment
+            if type(handler) is logging.StreamHandler:
+                handler.stream = sys.stderr
     _forget_lm_evals_logging()
     from copy_tasks.harness import backend_limits
 

@@ -62,8 +62,8 @@ class LeaderboardRow:
                                "`unknown`, from the `model_type` of the model's config")
     model_type: Cell = column("the `model_type` of the model's config")
     state_bits: Cell = column("the bits of a fixed-size state, as the run recorded them (`copy_tasks_state_bits`: "
-                              "from the config of a Mamba, Mamba-2, RWKV or LSTM at the run's float width, or an "
-                              "analytic model's budget); empty for a model whose memory grows with the prompt "
+                              "from the config of a Mamba, Mamba-2, RWKV or LSTM, each part of its state at the "
+                              "width its cache keeps it, or an analytic model's budget); empty for a model whose memory grows with the prompt "
                               "(a transformer) or whose state size is not known", numeric=True)
     lm_eval_version: Cell = column("lm-eval's version in the run")
     copy_tasks_version: Cell = column("copy-tasks' version in the run")

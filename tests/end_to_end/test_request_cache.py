@@ -18,18 +18,26 @@ pytestmark = pytest.mark.slow
 TASKS = "random_copy_20,random_copy_tf_20"
 
 
+@pytest.fixture
+def cache_folder(tmp_path, monkeypatch):
+    """lm-eval's request cache in the test's folder (`LM_HARNESS_CACHE_PATH`, which lm-eval reads
+    when imported), for the runs in this process and the commands it forks."""
+    monkeypatch.setattr(cache, "PATH", str(tmp_path / "cache"))
+    return tmp_path / "cache"
+
+
 def cached_run(tmp_path, name: str, seed: int) -> tuple[dict, dict, str]:
     result = run_command(
         ["copy-tasks", "run", "--model", "ngram_copier", "--tasks", TASKS, "--limit", "3", "--cache_requests", "true",
          "--metadata", json.dumps({"copy_tasks_seed": seed}), "--output_path", str(tmp_path / name), "--log_samples"],
-        cwd=tmp_path, LM_HARNESS_CACHE_PATH=str(tmp_path / "cache"),
+        cwd=tmp_path,
     )
     assert result.returncode == 0, result.stderr[-3000:]
     results, samples = read_results(tmp_path / name)
     return results, samples, result.stderr
 
 
-def test_a_cached_run_with_another_seed_scores_its_own_docs(tmp_path):
+def test_a_cached_run_with_another_seed_scores_its_own_docs(tmp_path, cache_folder):
     first, _, _ = cached_run(tmp_path, "seed1234", 1234)
     second, samples, log = cached_run(tmp_path, "seed7", 7)
     third, _, third_log = cached_run(tmp_path, "seed7-again", 7)
@@ -50,7 +58,7 @@ def run_with(tmp_path, name: str, *extra: str):
     return run_command(
         ["copy-tasks", "run", "--model", "ngram_copier", "--tasks", "random_copy_20", "--limit", "3",
          "--cache_requests", "true", "--output_path", str(tmp_path / name), "--log_samples", *extra],
-        cwd=tmp_path, LM_HARNESS_CACHE_PATH=str(tmp_path / "cache"),
+        cwd=tmp_path,
     )
 
 
@@ -59,7 +67,7 @@ def sent_generation_arguments(tmp_path, name: str) -> list[dict]:
     return [sample["arguments"]["gen_args_0"]["arg_1"] for sample in samples["random_copy_20"]]
 
 
-def test_the_cache_is_keyed_on_the_generation_arguments(tmp_path):
+def test_the_cache_is_keyed_on_the_generation_arguments(tmp_path, cache_folder):
     """Finding 1: a greedy run after a sampling one was sent the sampling run's cached requests."""
     sampling = run_with(tmp_path, "sampling", "--gen_kwargs", "do_sample=True,temperature=5.0")
     assert sampling.returncode == 0, sampling.stderr[-3000:]
@@ -73,7 +81,7 @@ def test_the_cache_is_keyed_on_the_generation_arguments(tmp_path):
     assert all(arguments["do_sample"] is True for arguments in sent_generation_arguments(tmp_path, "sampling-again"))
 
 
-def test_a_cached_prompt_changed_by_hand_is_refused_in_one_line(tmp_path):
+def test_a_cached_prompt_changed_by_hand_is_refused_in_one_line(tmp_path, cache_folder):
     """Finding 2: a cached prompt altered by hand (its doc kept) was sent; the check compared the doc only."""
     import dill
 
@@ -99,12 +107,6 @@ def cached_evaluate(tasks: list[str], **kwargs) -> dict:
     register_backends()
     return lm_eval.simple_evaluate(model="ngram_copier", tasks=tasks, cache_requests=True, log_samples=True,
                                    task_manager=copy_tasks.task_manager(metadata={"copy_tasks_docs": 4}), **kwargs)
-
-
-@pytest.fixture
-def cache_folder(tmp_path, monkeypatch):
-    monkeypatch.setattr(cache, "PATH", str(tmp_path / "cache"))
-    return tmp_path / "cache"
 
 
 def test_samples_after_a_full_cached_run_are_sent_their_own_prompts(cache_folder):

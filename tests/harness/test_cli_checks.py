@@ -12,16 +12,16 @@ ENTRY_POINTS = {"lm_eval": ["lm_eval"], "copy-tasks run": ["copy-tasks", "run"],
                 "python -m lm_eval run": ["python", "-m", "lm_eval", "run"]}
 
 
-def run_without_a_model(tmp_path, entry_point: str, *args: str):
+def run_without_a_model(tmp_path, entry_point: str, *args: str, fresh: bool = False):
     """lm-eval with a model that does not exist: an error must come before it tries to load it."""
     return run_command([*ENTRY_POINTS[entry_point], "--model", "hf", "--model_args",
-                        f"pretrained={tmp_path / 'no-model'}", *args], cwd=tmp_path)
+                        f"pretrained={tmp_path / 'no-model'}", *args], cwd=tmp_path, fresh=fresh)
 
 
 @pytest.mark.parametrize("entry_point", sorted(ENTRY_POINTS))
 def test_every_entry_point_checks_options_before_loading_a_model(tmp_path, entry_point):
     result = run_without_a_model(tmp_path, entry_point, "--tasks", "phonebook_copy_20", "--metadata",
-                                 '{"copy_tasks_docs": -5}')
+                                 '{"copy_tasks_docs": -5}', fresh=True)  # each as a user starts it
     assert result.returncode == 2
     assert "copy_tasks_docs=-5 is not allowed" in result.stderr and "Traceback" not in result.stderr
 
@@ -43,8 +43,7 @@ def test_every_entry_point_checks_options_before_loading_a_model(tmp_path, entry
     ],
 )
 def test_cli_rejects_bad_metadata_before_loading_a_model(tmp_path, metadata, message):
-    result = run_without_a_model(tmp_path, "python -m lm_eval run", "--tasks", "phonebook_copy_20",
-                                 "--metadata", metadata)
+    result = run_without_a_model(tmp_path, "lm_eval", "--tasks", "phonebook_copy_20", "--metadata", metadata)
     assert result.returncode == 2
     assert message in result.stderr
     assert "Traceback" not in result.stderr
