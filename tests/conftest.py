@@ -28,6 +28,8 @@ ROOT = TESTS.parent  # the checkout
 # The toy family registers itself when imported: only its own tests import it (not the
 # doctest collection, which would add it to every test's family table).
 collect_ignore = ["toy_family.py", "fake_preparation.py"]  # the latter is a script the tests run
+if os.environ.get("COPY_TASKS_TEST_TOY_FAMILY") == "1":  # benchmarks/bench_family_cost.py: a family more
+    import toy_family  # noqa: F401  (registers itself in every test's family table)
 # Fixtures that tests of several modules share, each in a helper module of its own.
 pytest_plugins = ["conformance_battery", "export_fixtures", "hf_runs", "text_corpus", "trained_models"]
 
