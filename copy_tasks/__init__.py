@@ -11,19 +11,22 @@ training, model preparation), and on top `cli`.
 that asks several questions (`mqar`).
 
 Importing this package is cheap: the start-up hook imports it in every Python process of an
-environment where copy-tasks is installed, so `task_config_dir`, `task_manager` and the scorer
-load their modules only when used. `register_architectures()` enters the model types of
-`copy-tasks train` (Hard-ALiBi, the LSTM) into transformers' Auto classes, as the start-up hook
-does when lm-eval's `hf` backend is imported.
+environment where copy-tasks is installed, so `task_config_dir`, `task_manager`, the scorer and
+`__version__` (written once, in `copy_tasks.common.version`) load their modules only when used.
+`register_architectures()` enters the model types of `copy-tasks train` (Hard-ALiBi, the LSTM)
+into transformers' Auto classes, as the start-up hook does when lm-eval's `hf` backend is
+imported.
 """
-
-__version__ = "0.1.0"
 
 __all__ = ["__version__", "questions", "register_architectures", "score", "score_teacher_forced", "task_config_dir",
            "task_manager"]
 
 
 def __getattr__(name: str):
+    if name == "__version__":
+        from copy_tasks.common.version import __version__
+
+        return __version__
     if name == "task_config_dir":
         from copy_tasks.harness.registration import task_config_dir
 

@@ -21,12 +21,11 @@ def module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def layer(module: str) -> int | None:
-    """The layer of a copy_tasks module; None for the package root (its version, lazy names)."""
+def layer(module: str) -> int:
+    """The layer of a copy_tasks module; the package root is an entry point (its names load lazily
+    from the layers, its version from `copy_tasks.common.version`): no module imports it."""
     parts = module.split(".")
-    if parts == ["copy_tasks"]:
-        return None
-    return LAYERS.get(parts[1], TOP)
+    return LAYERS.get(parts[1], TOP) if len(parts) > 1 else TOP
 
 
 def is_module(name: str) -> bool:
@@ -60,7 +59,7 @@ def test_no_module_imports_from_a_layer_above_its_own():
     for path in sorted(PACKAGE.rglob("*.py")):
         importer = module_name(path)
         for imported in imports_of(path):
-            if layer(imported) is not None and layer(imported) > (layer(importer) or TOP):
+            if layer(imported) > layer(importer) or (imported == "copy_tasks" and importer != "copy_tasks"):
                 upward.append(f"{importer} imports {imported}")
     assert upward == []
 
@@ -81,12 +80,11 @@ def test_importing_the_probes_layer_loads_neither_torch_nor_lm_eval(layer_name):
 
 def import_graph() -> dict[str, set[str]]:
     """copy_tasks module -> the copy_tasks modules it imports (module level and inside
-    functions), the package root left out: it holds the version and two lazy names."""
+    functions), the package root included."""
     graph = {}
     for path in sorted(PACKAGE.rglob("*.py")):
         importer = module_name(path)
-        if importer != "copy_tasks":
-            graph[importer] = {name for name in imports_of(path) if name != "copy_tasks" and name != importer}
+        graph[importer] = {name for name in imports_of(path) if name != importer}
     return graph
 
 
