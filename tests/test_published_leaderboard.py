@@ -17,7 +17,7 @@ from copy_tasks.experiments.suite import offline_families
 from copy_tasks.models.bounded_pairs import capacity
 from copy_tasks.probes.families import FAMILIES, parse_task_name
 from copy_tasks.report.build import build_leaderboard
-from copy_tasks.report.summary import area_under_curve, effective_length
+from copy_tasks.report.curves import area_under_curve, effective_length
 
 PUBLISHED = Path(__file__).resolve().parents[1] / "leaderboard"
 SUITE_MODELS = {"gemma-3-270m": "transformer", "smollm2-135m": "transformer",
