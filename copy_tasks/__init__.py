@@ -1,9 +1,11 @@
 """copy-tasks: recall probes for lm-evaluation-harness (Jelassi et al., ICML 2024).
 
-Layers, each importing only those below it: `probes` (data and scoring; neither lm-eval nor
-torch), `harness` (everything that touches lm-eval), `models` (lm-eval backends and the
-reference models), `report` (reading results; the leaderboard), `experiments` (the suite,
-training, model preparation), and on top `cli`.
+Layers, each importing only those below it: `common` (what all share: files, the version),
+`probes` (data and scoring; neither lm-eval nor torch), `harness` (everything that touches
+lm-eval), `models` (lm-eval backends and the reference models), `report` (reading results; the
+leaderboard), `experiments` (the suite, training, model preparation), and on top the entry
+points: `cli` (the `copy-tasks` command), `export` (`copy-tasks export`: the docs as a `datasets`
+folder) and `inspect_tasks` (the tasks for inspect-ai).
 
 `score(doc, answer)` and `score_teacher_forced(doc, logprob, is_greedy)` are the public scorer
 (`copy_tasks.probes.public_scorer`): our tasks' verdicts for a doc of an exported dataset

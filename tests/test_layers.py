@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -210,6 +211,31 @@ def test_every_module_has_its_tests_where_its_path_says():
     missing = [str(test_file_of(path).relative_to(TESTS)) for path in sorted(PACKAGE.rglob("*.py"))
                if has_code(path) and not test_file_of(path).is_file()]
     assert missing == []
+
+
+# The packages whose docstring is the map of their modules.
+MAPPED_PACKAGES = ("", "common", "export", "models", "report", "experiments")
+
+
+def modules_not_named(package: Path) -> list[str]:
+    """The modules and subpackages of a package (private ones left out) its docstring does not
+    name in backticks, as `name` or a dotted path ending in it (`copy_tasks.report.table`)."""
+    doc = ast.get_docstring(ast.parse((package / "__init__.py").read_text())) or ""
+    named = {quoted.split(".")[-1] for quoted in re.findall(r"`([A-Za-z_.]+)`", doc)}
+    parts = {path.stem for path in package.glob("*.py")} | {path.name for path in package.iterdir()
+                                                              if (path / "__init__.py").is_file()}
+    return sorted(name for name in parts if not name.startswith("_") and name not in named)
+
+
+@pytest.mark.parametrize("package", MAPPED_PACKAGES)
+def test_a_package_docstring_names_each_of_its_modules(package):
+    assert modules_not_named(PACKAGE / package) == []
+
+
+def test_the_test_helpers_name_test_files_that_exist():
+    named = {name for path in TESTS.glob("*.py") if not path.name.startswith("test_")
+             for name in re.findall(r"`([\w/]*test_\w+\.py)`", ast.get_docstring(ast.parse(path.read_text())) or "")}
+    assert named and sorted(name for name in named if not (TESTS / name).is_file()) == []
 
 
 def test_test_files_are_named_once_and_end_to_end_ones_are_all_slow():

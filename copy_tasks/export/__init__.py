@@ -13,7 +13,8 @@ the same docs, the same `copy_tasks_*` options and defaults as the tasks, so eac
     [('random_copy', 'length_10', 3), ('random_copy', 'length_20', 3)]
 
 Everything is checked and every doc drawn before a file is written (`plan`); the folder
-module (`copy_tasks.export.folder`) refuses, before that, a folder it did not write.
+module (`copy_tasks.export.folder`) refuses, before that, a folder it did not write, and the
+card module (`copy_tasks.export.card`) writes the dataset card.
 """
 
 from __future__ import annotations
