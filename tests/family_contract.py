@@ -1,5 +1,6 @@
 """What every probe family must satisfy, as checks on one family (used by
-`test_family_contract.py` over every registered family, and by `test_toy_family.py`)."""
+`probes/test_family.py` over every registered family, by `probes/families/test_families.py`
+for the names, and by `test_adding_a_family.py` on the toy family)."""
 
 from __future__ import annotations
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -21,12 +22,11 @@ def module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def layer(module: str) -> int | None:
-    """The layer of a copy_tasks module; None for the package root (its version, lazy names)."""
+def layer(module: str) -> int:
+    """The layer of a copy_tasks module; the package root is an entry point (its names load lazily
+    from the layers, its version from `copy_tasks.common.version`): no module imports it."""
     parts = module.split(".")
-    if parts == ["copy_tasks"]:
-        return None
-    return LAYERS.get(parts[1], TOP)
+    return LAYERS.get(parts[1], TOP) if len(parts) > 1 else TOP
 
 
 def is_module(name: str) -> bool:
@@ -60,7 +60,7 @@ def test_no_module_imports_from_a_layer_above_its_own():
     for path in sorted(PACKAGE.rglob("*.py")):
         importer = module_name(path)
         for imported in imports_of(path):
-            if layer(imported) is not None and layer(imported) > (layer(importer) or TOP):
+            if layer(imported) > layer(importer) or (imported == "copy_tasks" and importer != "copy_tasks"):
                 upward.append(f"{importer} imports {imported}")
     assert upward == []
 
@@ -81,12 +81,11 @@ def test_importing_the_probes_layer_loads_neither_torch_nor_lm_eval(layer_name):
 
 def import_graph() -> dict[str, set[str]]:
     """copy_tasks module -> the copy_tasks modules it imports (module level and inside
-    functions), the package root left out: it holds the version and two lazy names."""
+    functions), the package root included."""
     graph = {}
     for path in sorted(PACKAGE.rglob("*.py")):
         importer = module_name(path)
-        if importer != "copy_tasks":
-            graph[importer] = {name for name in imports_of(path) if name != "copy_tasks" and name != importer}
+        graph[importer] = {name for name in imports_of(path) if name != importer}
     return graph
 
 
@@ -212,6 +211,31 @@ def test_every_module_has_its_tests_where_its_path_says():
     missing = [str(test_file_of(path).relative_to(TESTS)) for path in sorted(PACKAGE.rglob("*.py"))
                if has_code(path) and not test_file_of(path).is_file()]
     assert missing == []
+
+
+# The packages whose docstring is the map of their modules.
+MAPPED_PACKAGES = ("", "common", "export", "models", "report", "experiments")
+
+
+def modules_not_named(package: Path) -> list[str]:
+    """The modules and subpackages of a package (private ones left out) its docstring does not
+    name in backticks, as `name` or a dotted path ending in it (`copy_tasks.report.table`)."""
+    doc = ast.get_docstring(ast.parse((package / "__init__.py").read_text())) or ""
+    named = {quoted.split(".")[-1] for quoted in re.findall(r"`([A-Za-z_.]+)`", doc)}
+    parts = {path.stem for path in package.glob("*.py")} | {path.name for path in package.iterdir()
+                                                              if (path / "__init__.py").is_file()}
+    return sorted(name for name in parts if not name.startswith("_") and name not in named)
+
+
+@pytest.mark.parametrize("package", MAPPED_PACKAGES)
+def test_a_package_docstring_names_each_of_its_modules(package):
+    assert modules_not_named(PACKAGE / package) == []
+
+
+def test_the_test_helpers_name_test_files_that_exist():
+    named = {name for path in TESTS.glob("*.py") if not path.name.startswith("test_")
+             for name in re.findall(r"`([\w/]*test_\w+\.py)`", ast.get_docstring(ast.parse(path.read_text())) or "")}
+    assert named and sorted(name for name in named if not (TESTS / name).is_file()) == []
 
 
 def test_test_files_are_named_once_and_end_to_end_ones_are_all_slow():

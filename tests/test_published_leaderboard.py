@@ -17,7 +17,7 @@ from copy_tasks.experiments.suite import offline_families
 from copy_tasks.models.bounded_pairs import capacity
 from copy_tasks.probes.families import FAMILIES, parse_task_name
 from copy_tasks.report.build import build_leaderboard
-from copy_tasks.report.summary import area_under_curve, effective_length
+from copy_tasks.report.curves import area_under_curve, effective_length
 
 PUBLISHED = Path(__file__).resolve().parents[1] / "leaderboard"
 SUITE_MODELS = {"gemma-3-270m": "transformer", "smollm2-135m": "transformer",
@@ -226,7 +226,8 @@ def test_the_pretrained_models_ran_mqar_and_the_passkey_on_25_docs_with_queries_
 
 def test_the_fixed_state_models_record_the_state_size_their_configs_give():
     from copy_tasks.experiments.architectures import build_model, state_bits
-    from copy_tasks.experiments.training import RECIPES, char_tokenizer
+    from copy_tasks.experiments.recipes import RECIPES
+    from copy_tasks.experiments.training_data import char_tokenizer
 
     expected = {architecture: state_bits(build_model(architecture, RECIPES["full"], char_tokenizer(), 0))
                 for architecture in ("mamba2", "lstm")}

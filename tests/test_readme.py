@@ -14,7 +14,7 @@ import pytest
 
 from copy_tasks.probes.conformance import verdict_table
 from copy_tasks.probes.families import family_table
-from copy_tasks.report.rows import column_table
+from copy_tasks.report.schema import column_table
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text()

@@ -6,12 +6,9 @@ from __future__ import annotations
 import pytest
 import torch
 
-from copy_tasks.experiments.training import (
-    ARCHITECTURES,
-    RECIPES,
-    char_tokenizer,
-    train,
-)
+from copy_tasks.experiments.recipes import ARCHITECTURES, RECIPES
+from copy_tasks.experiments.training import train
+from copy_tasks.experiments.training_data import char_tokenizer
 
 QUICK = RECIPES["quick"]
 

@@ -4,8 +4,9 @@
 - `suite`: `copy-tasks suite`, the offline families on the real and reference models, then the
   leaderboard (the README's main job, the published leaderboard);
 - `train_command`: `copy-tasks train`, small models trained from scratch on our probes
-  (`training`: the training loop; `architectures`: the models) and scored through lm-eval
-  (`train_evaluation`), then reported (`train_report`);
+  (`recipes`: what a run trains and with what; `training_data`: the examples, tokenizer and rows;
+  `training`: the training loop; `training_jobs`: the jobs of a run; `architectures`: the models)
+  and scored through lm-eval (`train_evaluation`), then reported (`train_report`);
 - `reference_curves`: `copy-tasks reference-curves`, the reference models' curves page;
 - `real_models` and `tiny_models`: preparing the real models from PyPI (`copy-tasks model`) and
   building tiny random models for tests and benchmarks.

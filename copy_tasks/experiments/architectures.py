@@ -15,7 +15,8 @@ Mamba-1: on 2 CPU cores HF's Mamba-1 runs its reference scan step by step (28 s 
 step for a 4-layer, 128-wide model on 32 x 128 tokens), while Mamba-2's chunked scan is plain
 matrix products (0.44 s).
 
-    >>> from copy_tasks.experiments.training import RECIPES, char_tokenizer
+    >>> from copy_tasks.experiments.recipes import RECIPES
+    >>> from copy_tasks.experiments.training_data import char_tokenizer
     >>> sorted({kind(name) for name in ARCHITECTURE_KINDS})
     ['rnn', 'ssm', 'transformer (ALiBi)', 'transformer (Hard-ALiBi)', 'transformer (NoPE)', 'transformer (RoPE)']
 """

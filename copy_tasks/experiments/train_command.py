@@ -33,9 +33,11 @@ import time
 from pathlib import Path
 
 from copy_tasks.experiments.lm_eval_runner import LmEvalFailed
+from copy_tasks.experiments.recipes import ARCHITECTURES, RECIPES
 from copy_tasks.experiments.train_evaluation import evaluations, progress, run_scores, score_all
 from copy_tasks.experiments.train_report import Report
-from copy_tasks.experiments.training import ARCHITECTURES, PAPER_TASKS, RECIPES, SUMMARY, TASKS, train_all
+from copy_tasks.experiments.training_data import PAPER_TASKS, TASKS
+from copy_tasks.experiments.training_jobs import SUMMARY, train_all
 from copy_tasks.probes.options import one_line_errors
 from copy_tasks.report.results import UnreadableResults
 from copy_tasks.report.table import LeaderboardFileError

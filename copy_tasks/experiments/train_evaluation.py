@@ -25,7 +25,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from copy_tasks.experiments.lm_eval_runner import LmEvalRun, launch, link_models
-from copy_tasks.experiments.training import PAPER_TASKS, TASKS, Job, Recipe, jobs
+from copy_tasks.experiments.recipes import Recipe
+from copy_tasks.experiments.training_data import PAPER_TASKS, TASKS
+from copy_tasks.experiments.training_jobs import Job, jobs
 from copy_tasks.harness.task_yamls import write_length_tasks
 from copy_tasks.probes.copying import COPY_FORMAT
 from copy_tasks.probes.families import FAMILIES
@@ -42,7 +44,7 @@ QUERY_ACCURACY_KEY = "{task}:" + QUERY_ACCURACY  # a run's query accuracy, besid
 def copy_lengths(recipe: Recipe) -> tuple[int, ...]:
     """From half the longest training length to 10 times it (experiment 1).
 
-    >>> from copy_tasks.experiments.training import RECIPES
+    >>> from copy_tasks.experiments.recipes import RECIPES
     >>> copy_lengths(RECIPES["full"])
     (10, 20, 30, 40, 50, 75, 100, 150, 200)
     """
@@ -54,7 +56,7 @@ def copy_lengths(recipe: Recipe) -> tuple[int, ...]:
 def lookup_lengths(recipe: Recipe) -> tuple[int, ...]:
     """From a third of the longest training length to 3.3 times it (experiment 3).
 
-    >>> from copy_tasks.experiments.training import RECIPES
+    >>> from copy_tasks.experiments.recipes import RECIPES
     >>> lookup_lengths(RECIPES["full"])
     (10, 20, 30, 50, 75, 100)
     """
@@ -65,7 +67,7 @@ def lookup_lengths(recipe: Recipe) -> tuple[int, ...]:
 def mqar_lengths(recipe: Recipe) -> tuple[int, ...]:
     """The shipped pair counts up to 4 times the most the mqar models were trained on.
 
-    >>> from copy_tasks.experiments.training import RECIPES
+    >>> from copy_tasks.experiments.recipes import RECIPES
     >>> mqar_lengths(RECIPES["full"]), mqar_lengths(RECIPES["quick"])
     ((8, 16, 32, 64, 128), (8, 16, 32))
     """

@@ -11,6 +11,7 @@ the `mqar` task, Zoology's multi-query associative recall by number of pairs.
 from __future__ import annotations
 
 from copy_tasks.experiments.architectures import kind
+from copy_tasks.experiments.recipes import Recipe
 from copy_tasks.experiments.train_evaluation import (
     DUPLICATED_NGRAMS,
     QUERY_ACCURACY_KEY,
@@ -20,7 +21,8 @@ from copy_tasks.experiments.train_evaluation import (
     mqar_lengths,
     training_lengths,
 )
-from copy_tasks.experiments.training import PAPER_TASKS, Job, Recipe
+from copy_tasks.experiments.training_data import PAPER_TASKS
+from copy_tasks.experiments.training_jobs import Job
 from copy_tasks.report.plots import Line, line_plot
 
 THRESHOLD = 0.9  # exact match at which a model has learned to copy (experiment 4)

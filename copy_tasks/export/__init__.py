@@ -13,7 +13,8 @@ the same docs, the same `copy_tasks_*` options and defaults as the tasks, so eac
     [('random_copy', 'length_10', 3), ('random_copy', 'length_20', 3)]
 
 Everything is checked and every doc drawn before a file is written (`plan`); the folder
-module (`copy_tasks.export.folder`) refuses, before that, a folder it did not write.
+module (`copy_tasks.export.folder`) refuses, before that, a folder it did not write, and the
+card module (`copy_tasks.export.card`) writes the dataset card.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from typing import Any
 from copy_tasks.probes.families import family_named, user_options
 from copy_tasks.probes.family import GENERATION, TEACHER_FORCED_SUFFIX, Family
 from copy_tasks.probes.options import PREFIX, UserError
-from copy_tasks.probes.run_checks import check_options_and_sources
+from copy_tasks.probes.run_checks import check_families
 from copy_tasks.probes.task_docs import docs_fingerprint, task_rows
 
 
@@ -90,7 +91,7 @@ def plan(families: Sequence[str], lengths: Sequence[int] | None, variant: str,
         family = family_named(name)
         chosen = list(dict.fromkeys(family.length_option().parse(length) for length in lengths or family.lengths))
         _check_lengths(family, chosen)
-        check_options_and_sources(metadata, [family.task_name(length) for length in chosen])
+        check_families(metadata, {family: chosen})
         for length in chosen:
             try:
                 rows = task_rows(family.name, length, variant, metadata)

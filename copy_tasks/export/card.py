@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from copy_tasks import __version__
+from copy_tasks.common.version import __version__
 from copy_tasks.probes.families import task_settings
 from copy_tasks.probes.family import GENERATION
 from copy_tasks.probes.options import SourceOption

@@ -25,7 +25,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 
-from copy_tasks import __version__
+from copy_tasks.common.version import __version__
 from copy_tasks.probes.options import UserError
 
 MARKER = ".copy-tasks-export.json"

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from copy_tasks.harness.lm_eval_internals import hf_config, unwrap_model
+from copy_tasks.harness.model_types import MODEL_TYPES
 
 PREPARED_MARKER = "copy_tasks_model.json"  # written by `copy_tasks.experiments.real_models.prepare`
 ANALYTIC_MARKER = "copy_tasks_analytic"  # class attribute of our reference and scripted models
@@ -22,12 +23,10 @@ def model_type_of(lm) -> str | None:
     return value if isinstance(value, str) else None
 
 
-ALIBI_TYPES = frozenset({"bloom", "mpt"})
-
-
 def position_scheme(config) -> str | None:
     """How a transformer's config encodes position, where it says so plainly: `NoPE`, `RoPE`,
-    `ALiBi` or `Hard-ALiBi`; None for other models and configs we cannot read.
+    `ALiBi` or `Hard-ALiBi` (that of its `model_type`, `model_types.MODEL_TYPES`, else read from
+    the config); None for other models and configs we cannot read.
 
     >>> from types import SimpleNamespace as Config
     >>> position_scheme(Config(model_type="gpt_neox", rope_parameters={"partial_rotary_factor": 0.0}))
@@ -36,9 +35,10 @@ def position_scheme(config) -> str | None:
     ('ALiBi', None)
     """
     model_type = getattr(config, "model_type", None)
-    if model_type == "copy_tasks_hard_alibi":
-        return "Hard-ALiBi"
-    if model_type in ALIBI_TYPES or (model_type == "falcon" and getattr(config, "alibi", False)):
+    known = MODEL_TYPES.get(model_type) if isinstance(model_type, str) else None
+    if known is not None and known.positions:
+        return known.positions
+    if model_type == "falcon" and getattr(config, "alibi", False):
         return "ALiBi"
     rope = getattr(config, "rope_parameters", None)
     if model_type == "gpt_neox" and isinstance(rope, Mapping):

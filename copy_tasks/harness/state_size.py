@@ -38,6 +38,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from copy_tasks.harness.lm_eval_internals import hf_config, unwrap_model
+from copy_tasks.harness.model_types import has_fixed_state
 
 FLOAT_BITS = {"float16": 16, "half": 16, "bfloat16": 16, "float64": 64, "double": 64}
 DEFAULT_FLOAT_BITS = 32  # a float, where the dtype says nothing else
@@ -90,6 +91,7 @@ def _lstm(config) -> dict[str, int]:
     return {WEIGHTS: 2 * config.hidden_size}
 
 
+# The fixed-state model types (`model_types.has_fixed_state`) whose state we know how to count.
 NUMBERS_PER_LAYER: dict[str, Callable] = {
     "mamba": _mamba, "mamba2": _mamba2, "rwkv": _rwkv, "rwkv7": _rwkv7, "copy_tasks_lstm": _lstm,
 }
@@ -99,7 +101,8 @@ def state_parts(config) -> dict[str, int] | None:
     """The numbers in the state of a model of a known recurrent `model_type`, by the width they
     are kept at; None for a transformer, a hybrid, an architecture we do not know, a config
     missing a field we need."""
-    per_layer = NUMBERS_PER_LAYER.get(getattr(config, "model_type", None))
+    model_type = getattr(config, "model_type", None)
+    per_layer = NUMBERS_PER_LAYER.get(model_type) if has_fixed_state(model_type) else None
     if per_layer is None:
         return None
     try:

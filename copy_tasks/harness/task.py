@@ -41,7 +41,7 @@ import math
 from lm_eval.api.instance import Instance
 from lm_eval.api.task import ConfigurableTask
 
-from copy_tasks import __version__
+from copy_tasks.common.version import __version__
 from copy_tasks.harness.backend_limits import BackendLimits, backend_limits, log, warn_once
 from copy_tasks.harness.lm_eval_internals import (
     built_requests,

@@ -2,8 +2,9 @@
 before any doc is drawn or model loaded: a bad or unknown key, or a data source a requested task
 cannot read or that is too short for its lengths, raises `UserError` naming it.
 
-Command-line runs check here first (`copy_tasks.harness.cli_checks`), and so does
-`copy-tasks export`.
+Command-line runs check their task names here first (`check_options_and_sources`, from
+`copy_tasks.harness.cli_checks`); `copy-tasks export`, which has families and lengths, checks
+them as they are (`check_families`).
 """
 
 from __future__ import annotations
@@ -47,11 +48,22 @@ def task_names(tasks: Iterable[str] | str) -> list[str]:
 
 
 def check_options_and_sources(metadata: Mapping[str, Any], tasks: Iterable[str] | str) -> None:
+    """`check_families` of the families and lengths a run's task and group names ask for."""
+    check_families(metadata, requested(task_names(tasks)))
+
+
+def check_families(metadata: Mapping[str, Any], families: Mapping[Family, Iterable[int]]) -> None:
     """Raise UserError for a bad or unknown `copy_tasks_*` key in `metadata`, a data source
-    that a requested task cannot read or that is too short for its lengths, or a requested
-    length its family cannot draw under these options (`Family.check_length`)."""
+    that a family cannot read or that is too short for its lengths, or a length its family
+    cannot draw under these options (`Family.check_length`).
+
+    >>> check_families({"copy_tasks_docs": "x"}, {})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    copy_tasks.probes.options.OptionError: copy_tasks_docs='x' is not allowed: ...
+    """
     given = parse_present(metadata, user_options())
-    for family, lengths in requested(task_names(tasks)).items():
+    for family, lengths in families.items():
+        lengths = list(lengths)
         for option in family.options:
             if isinstance(option, SourceOption):
                 option.check(given.get(option.key, option.default), max(lengths))

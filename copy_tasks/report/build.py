@@ -37,8 +37,9 @@ from copy_tasks.report.plots import all_plots
 from copy_tasks.report.query_accuracy import query_accuracy_markdown
 from copy_tasks.report.results import Problem, find_result_files
 from copy_tasks.report.rows import rows_from_file
+from copy_tasks.report.series import latest_runs
 from copy_tasks.report.state_axis import state_size_markdown
-from copy_tasks.report.summary import latest_runs, summary_markdown
+from copy_tasks.report.summary import summary_markdown
 from copy_tasks.report.table import (
     LeaderboardFileError,
     csv_text,

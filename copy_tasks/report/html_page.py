@@ -29,23 +29,13 @@ from pathlib import Path
 from urllib.parse import quote
 
 from copy_tasks.probes.families import FAMILIES
+from copy_tasks.report.curves import THRESHOLD, Score
+from copy_tasks.report.length_tables import LengthTable, length_cell, length_tables, mean_cell
+from copy_tasks.report.markdown import visible
 from copy_tasks.report.page_assets import ERRORS_SCRIPT, SORT_SCRIPT, STYLE
-from copy_tasks.report.summary import (
-    RANKING_RULE,
-    TABLES,
-    THRESHOLD,
-    LengthTable,
-    Rule,
-    Score,
-    ScoreTable,
-    TableRow,
-    length_cell,
-    length_tables,
-    mean_cell,
-    score_table,
-    series,
-    visible,
-)
+from copy_tasks.report.score_table import TABLES, Rule, ScoreTable, TableRow, score_table
+from copy_tasks.report.series import series
+from copy_tasks.report.summary import RANKING_RULE
 from copy_tasks.report.table import as_written
 
 PAGE_NAME = "index.html"

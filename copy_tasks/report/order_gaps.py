@@ -22,7 +22,11 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from copy_tasks.probes.family import GENERATION
-from copy_tasks.report.summary import cell_length, curves, family_options, markdown_text, series, split_flags
+from copy_tasks.report.curves import curves
+from copy_tasks.report.flags import split_flags
+from copy_tasks.report.markdown import markdown_text
+from copy_tasks.report.numbers import cell_length
+from copy_tasks.report.series import family_options, series
 from copy_tasks.report.table import as_written
 
 

@@ -18,10 +18,13 @@ from dataclasses import dataclass
 
 from copy_tasks.probes.families import FAMILIES
 from copy_tasks.probes.family import GENERATION, TEACHER_FORCED, TEACHER_FORCED_SUFFIX
+from copy_tasks.report.curves import curves
+from copy_tasks.report.markdown import visible
+from copy_tasks.report.position_table import position_table
 from copy_tasks.report.positions import THIRDS
+from copy_tasks.report.series import series
 from copy_tasks.report.state_axis import PLOT_NAME as STATE_SIZE_PLOT
 from copy_tasks.report.state_axis import state_size_figure
-from copy_tasks.report.summary import curves, position_table, series, visible
 
 LEGEND_MODELS = 20  # more models than this: no legend (the CSV and summary name them)
 PLOTTED = ((GENERATION, "exact_match", "exact match (our rule)", ""),

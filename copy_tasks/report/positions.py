@@ -17,6 +17,8 @@ import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from copy_tasks.report.numbers import finite_number
+
 THIRDS = ("beginning", "middle", "end")
 DEPTH_FIELD = "query_depth"
 
@@ -30,21 +32,6 @@ def third_of(depth: float) -> str:
     return THIRDS[min(2, int(depth * 3))]
 
 
-def _number(value: Any) -> float | None:
-    """A finite number as a float, else None (text, a boolean, NaN, or an integer too large to be one).
-
-    >>> _number(0.5), _number("0.5"), _number(True), _number(float("nan")), _number(10**400)
-    (0.5, None, None, None, None)
-    """
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    try:
-        number = float(value)
-    except OverflowError:  # a samples file can hold any JSON integer
-        return None
-    return number if math.isfinite(number) else None
-
-
 def position_metrics(samples: Iterable[Mapping[str, Any]], metric: str) -> dict[str, tuple[float, float, int]]:
     """third -> (mean of `metric`, its standard error, docs) over the samples whose doc has a
     `query_depth` in [0, 1] and a numeric `metric`; thirds with no doc are left out. The
@@ -55,8 +42,8 @@ def position_metrics(samples: Iterable[Mapping[str, Any]], metric: str) -> dict[
         if not isinstance(sample, Mapping):
             continue
         doc = sample.get("doc")
-        depth = _number(doc.get(DEPTH_FIELD)) if isinstance(doc, Mapping) else None
-        value = _number(sample.get(metric))
+        depth = finite_number(doc.get(DEPTH_FIELD), largest=math.inf) if isinstance(doc, Mapping) else None
+        value = finite_number(sample.get(metric), largest=math.inf)
         if depth is not None and 0.0 <= depth <= 1.0 and value is not None:
             values[third_of(depth)].append(value)
     found = {}

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from copy_tasks.probes.families import FAMILIES
 from copy_tasks.probes.family import QUERY_ACCURACY, VARIANTS
-from copy_tasks.report.summary import curves, markdown_text
+from copy_tasks.report.curves import curves
+from copy_tasks.report.markdown import markdown_text
 
 
 def query_accuracy_markdown(rows: list[dict]) -> list[str]:

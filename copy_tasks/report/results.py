@@ -156,7 +156,7 @@ def redact_config_paths(folder: Path, include: Path | None = None) -> None:
     >>> (folder / "results_x.json").read_text()
     '{"config_source": "copy_tasks/task_configs/c4/c4_copy_25.yaml"}'
     """
-    from copy_tasks import task_config_dir
+    from copy_tasks.harness.registration import task_config_dir
 
     relative = {json.dumps(str(task_config_dir()))[1:-1]: "copy_tasks/task_configs"}
     if include is not None:

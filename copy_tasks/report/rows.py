@@ -1,130 +1,38 @@
-"""Leaderboard rows from lm-eval results: the typed row, and how a results file becomes rows.
+"""Leaderboard rows from lm-eval results: how a results file becomes rows.
 
-`LeaderboardRow` is one row of `leaderboard.csv`: its fields are the CSV's columns, in order,
-each with what it holds (`column_table` prints them for docs/leaderboard.md). A results file
-(read by `copy_tasks.report.results`) gives one row per (task, metric) of each copy-tasks task
-in it (`rows_from_file`); what cannot be used gives a `Problem` naming the file and what is
-wrong, and never stops the other files.
+A results file (read by `copy_tasks.report.results`) gives one `LeaderboardRow`
+(`copy_tasks.report.schema`) per (task, metric) of each copy-tasks task in it
+(`rows_from_file`), its flags written by `copy_tasks.report.flags`; what cannot be used gives a
+`Problem` naming the file and what is wrong, and never stops the other files.
 """
 
 from __future__ import annotations
 
-import json
 import math
-from dataclasses import asdict, dataclass, field, fields
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from copy_tasks.harness.model_types import SSM, TRANSFORMER, architecture_of
 from copy_tasks.models import REFERENCE_MODELS
-from copy_tasks.probes.decoding import non_greedy
 from copy_tasks.probes.families import FAMILIES, parse_task_name
 from copy_tasks.probes.options import SEED, Recorded
 from copy_tasks.report.display_names import default_name
+from copy_tasks.report.flags import flags_of
+from copy_tasks.report.numbers import finite_number
 from copy_tasks.report.positions import position_metrics
 from copy_tasks.report.results import Problem, UnreadableResults, read_results, read_samples, run_stamp, samples_file
+from copy_tasks.report.schema import LeaderboardRow
 
-SSM_TYPES = frozenset({"mamba", "mamba2", "falcon_mamba", "rwkv", "rwkv5", "rwkv6", "rwkv7", "xlstm"})
-HYBRID_TYPES = frozenset({
-    "jamba", "zamba", "zamba2", "bamba", "falcon_h1", "granitemoehybrid", "nemotron_h",
-    "recurrent_gemma", "lfm2", "hymba", "qwen3_next", "minimax",
-})
 SKIPPED_RESULT_KEYS = ("alias", "name", "sample_len", "samples", "sample_count")
 PREDICT_ONLY_METRIC = "bypass"  # what lm-eval reports for --predict_only runs
 # The verdicts split by where the answer sits, where the samples say (`_position_rows`).
 POSITION_METRICS = ("exact_match", "authors_exact_match")
 
 
-def column(meaning: str, numeric: bool = False):
-    """A field of `LeaderboardRow`: what its column holds, and whether it is written as a number."""
-    return field(metadata={"meaning": meaning, "numeric": numeric})
-
-
-Cell = str | int | float | None  # "" or None: an empty cell
-
-
-@dataclass(frozen=True)
-class LeaderboardRow:
-    """One (run, task, metric) of the leaderboard: its key."""
-
-    run: str = column("`<model>@<date of the lm-eval run>`: two runs of one model are two sets of rows")
-    model: str = column("the model: its `pretrained=` name, or an analytic model with its args")
-    name: str = column("the name the summary, page and plots show: a local path's last folder, a hub id as it is, "
-                       "or the label of `copy-tasks leaderboard --name PATTERN=LABEL`; one per model, kept by "
-                       "later builds")
-    model_revision: Cell = column("hub sha or revision, as lm-eval records them")
-    model_source: Cell = column("the PyPI source of a model `copy-tasks model` prepared")
-    backend: str = column("the lm-eval backend (`hf`, `hf_fast`, `vllm`, `ngram_copier`, ...)")
-    dtype: str = column("the model's dtype, as lm-eval records it")
-    parameters: Cell = column("the model's parameter count", numeric=True)
-    architecture: str = column("`transformer` (with its position scheme where the run recorded it, e.g. "
-                               "`transformer (Hard-ALiBi)`), `ssm`, `rnn`, `hybrid`, `reference model` or "
-                               "`unknown`, from the `model_type` of the model's config")
-    model_type: Cell = column("the `model_type` of the model's config")
-    state_bits: Cell = column("the bits of a fixed-size state, as the run recorded them (`copy_tasks_state_bits`: "
-                              "from the config of a Mamba, Mamba-2, RWKV or LSTM, each part of its state at the "
-                              "width its cache keeps it, or an analytic model's budget); empty for a model whose memory grows with the prompt "
-                              "(a transformer) or whose state size is not known", numeric=True)
-    lm_eval_version: Cell = column("lm-eval's version in the run")
-    copy_tasks_version: Cell = column("copy-tasks' version in the run")
-    task: str = column("the lm-eval task, `<family>[_tf]_<length>`")
-    family: str = column("the probe family")
-    variant: str = column("`generation` or `teacher_forced`")
-    task_version: Cell = column("the task's version (the family README's changelog says what changed)", numeric=True)
-    task_hash: Cell = column("lm-eval's hash of the task's samples")
-    docs_sha256: Cell = column("copy-tasks' fingerprint of the docs: the same docs, the same value")
-    seed: Cell = column("the data seed", numeric=True)
-    length: int = column("the length, in `unit`", numeric=True)
-    unit: str = column("the family's unit of length (entries, symbols, words, letters, n)")
-    metric: str = column("the metric (`exact_match`, `authors_exact_match`, `overflow`, ...)")
-    n: Cell = column("the docs behind the value", numeric=True)
-    value: float | None = column("the metric's value (empty: not reported, or NaN)", numeric=True)
-    stderr: float | None = column("its standard error", numeric=True)
-    overflow_docs: Cell = column("docs whose prompt and answer did not fit the context, or `unknown`", numeric=True)
-    date: str = column("the run's date, UTC")
-    flags: str = column("what changes what the number means, `;`-separated (`limit=5`, `samples=3|7`, "
-                        "`gen_kwargs={...}`, `not_greedy`, `chat_template`, `system_instruction=<sha>` (or "
-                        "`system_instruction_dropped` where the chat template dropped it), "
-                        "`num_fewshot=k`, `max_gen_toks_sent=...`, family options other than their defaults), "
-                        "each cut at 120 characters")
-    source_file: str = column("the name of the results file the row came from")
-
-    def cells(self) -> dict[str, Cell]:
-        """The row as {column: value}, without `schema_version`."""
-        return asdict(self)
-
-
-SCHEMA_VERSION = "3"
-# Schema 1 had no `name`, schema 2 no `state_bits`: a build reads such a CSV and writes it back
-# as schema 3.
-ADDED_IN_SCHEMA = {"name": "2", "state_bits": "3"}
-UPGRADABLE_SCHEMAS = {version: tuple(entry.name for entry in fields(LeaderboardRow)
-                                     if ADDED_IN_SCHEMA.get(entry.name, "1") <= version) for version in ("1", "2")}
-COLUMNS = ("schema_version", *(entry.name for entry in fields(LeaderboardRow)))
-NUMERIC_COLUMNS = frozenset(entry.name for entry in fields(LeaderboardRow) if entry.metadata["numeric"])
-
-
-def column_table() -> str:
-    """The CSV's columns as a Markdown table, in order (docs/leaderboard.md prints it).
-
-    >>> print(column_table().splitlines()[3])
-    | `run` | `<model>@<date of the lm-eval run>`: two runs of one model are two sets of rows |
-    """
-    lines = ["| column | holds |", "|---|---|",
-             f"| `schema_version` | the CSV's schema, `{SCHEMA_VERSION}`; a build upgrades a CSV of schema 1 (which "
-             "had no `name` and no `state_bits`) or 2 (no `state_bits`) and refuses any other |"]
-    for entry in fields(LeaderboardRow):
-        meaning = entry.metadata["meaning"].replace("|", "\\|")  # a `|` would end the Markdown cell
-        lines.append(f"| `{entry.name}` | {meaning} |")
-    return "\n".join(lines)
-
-
-RNN_TYPES = frozenset({"copy_tasks_lstm"})
-
-
 def architecture(backend: str, model_type: str | None, positions: str | None = None) -> str:
-    """The architecture family of a model, from its lm-eval backend and its config's model_type,
-    with a transformer's position scheme where it was recorded.
+    """The architecture family of a model, from its lm-eval backend and its config's model_type
+    (`model_types.architecture_of`), with a transformer's position scheme where it was recorded.
 
     >>> architecture("hf", "mamba"), architecture("hf", "jamba"), architecture("hf", "llama")
     ('ssm', 'hybrid', 'transformer')
@@ -135,34 +43,10 @@ def architecture(backend: str, model_type: str | None, positions: str | None = N
     """
     if backend in REFERENCE_MODELS:
         return "reference model"
-    if backend == "mamba_ssm" or model_type in SSM_TYPES:
-        return "ssm"
-    if model_type in HYBRID_TYPES:
-        return "hybrid"
-    if model_type in RNN_TYPES:
-        return "rnn"
-    if not model_type:
-        return "unknown"
-    return f"transformer ({positions})" if positions else "transformer"
-
-
-LARGEST_VALUE = 1e9  # no metric, stderr or count of ours comes near; larger values are corrupt
-
-
-def _number(value: Any) -> float | None:
-    """A finite value of plausible size as a float, else None (lm-eval's "N/A", NaN, missing,
-    infinite, or a number too large to be a metric).
-
-    >>> _number(0.25), _number("N/A"), _number(float("inf")), _number(10**400), _number(True)
-    (0.25, None, None, None, None)
-    """
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    try:
-        number = float(value)
-    except OverflowError:
-        return None
-    return number if math.isfinite(number) and abs(number) <= LARGEST_VALUE else None
+    if backend == "mamba_ssm":
+        return SSM
+    found = architecture_of(model_type)
+    return f"{found} ({positions})" if found == TRANSFORMER and positions else found
 
 
 def _count(value: Any) -> int | str:
@@ -227,84 +111,13 @@ def _scalar(value: Any) -> str | float | int:
 
 
 def _plain(value: str | int | float) -> bool:
-    return _number(value) is not None if isinstance(value, (int, float)) else len(value) < 200
+    return finite_number(value) is not None if isinstance(value, (int, float)) else len(value) < 200
 
 
 def _shown(value: Any) -> str:
     """A value for a message, cut short (a corrupt file can hold a 400-digit number)."""
     text = repr(value)
     return text if len(text) <= 40 else text[:37] + "..."
-
-
-def _gen_kwargs(value: Any) -> dict:
-    """lm-eval's recorded `--gen_kwargs`: a dict, or the command line's `k=v,k=v` string."""
-    if isinstance(value, dict):
-        return value
-    if isinstance(value, str) and value.strip():
-        pairs = (item.partition("=") for item in value.split(","))
-        return {key.strip(): raw.strip() for key, _, raw in pairs if key.strip()}
-    return {}
-
-
-FLAG_LENGTH = 120  # a flag's text is cut to this many characters (a results file can hold anything)
-
-
-def _capped(flag: str) -> str:
-    """A flag cut to `FLAG_LENGTH` characters, saying how long it was.
-
-    >>> _capped("limit=" + "9" * 200)[-20:]
-    '... (206 characters)'
-    """
-    return flag if len(flag) <= FLAG_LENGTH else f"{flag[:FLAG_LENGTH - 24]}... ({len(flag)} characters)"
-
-
-def _listed(values: list) -> str:
-    """A list of doc indices for a flag: `3|7`, at most 10 shown.
-
-    >>> _listed([3, 7]), _listed(list(range(12)))
-    ('3|7', '0|1|2|3|4|5|6|7|8|9|... (12 docs)')
-    """
-    shown = "|".join(str(value) for value in values[:10])
-    return shown + (f"|... ({len(values)} docs)" if len(values) > 10 else "")
-
-
-def _flags(data: dict, n_shot: Any, metadata: dict, family_name: str) -> str:
-    """What made a run differ from the tasks' defaults: the docs scored (`limit`, `samples`),
-    the decoding (`max_gen_toks_sent`, `gen_kwargs`, and `not_greedy` when they replace greedy
-    decoding), the prompt (`chat_template`, `system_instruction`, `num_fewshot`), and options
-    of the family (a lookup in the authors' format is other docs than the default). A user's
-    `max_gen_toks` is shown as the budgets our task really sent (it only raises budgets), when
-    the task recorded them."""
-    config = _mapping(data.get("config"), "config")
-    flags = []
-    limit = metadata.get(Recorded.LIMIT, config.get("limit"))
-    if limit is not None:
-        flags.append(f"limit={limit}")
-    if isinstance(metadata.get(Recorded.SAMPLES), list):
-        flags.append("samples=" + _listed(metadata[Recorded.SAMPLES]))
-    gen_kwargs = dict(_gen_kwargs(config.get("gen_kwargs")))
-    sent = metadata.get(Recorded.GENERATION_BUDGETS)
-    if "max_gen_toks" in gen_kwargs and isinstance(sent, list) and sent:
-        del gen_kwargs["max_gen_toks"]
-        flags.append("max_gen_toks_sent=" + "|".join(str(budget) for budget in sent))
-    if gen_kwargs:
-        flags.append("gen_kwargs=" + json.dumps(gen_kwargs, sort_keys=True))
-    if non_greedy(gen_kwargs):
-        flags.append("not_greedy")
-    if (data.get("chat_template") or data.get("chat_template_sha")
-            or metadata.get(Recorded.PROMPT_FORMAT) == "chat"):
-        flags.append("chat_template")
-    if metadata.get(Recorded.SYSTEM_INSTRUCTION_SENT) is False:  # the template dropped it: never seen
-        flags.append("system_instruction_dropped")
-    elif data.get("system_instruction") or data.get("system_instruction_sha"):
-        flags.append(f"system_instruction={str(data.get('system_instruction_sha') or '')[:12]}".rstrip("="))
-    if n_shot not in (None, 0, "0"):
-        flags.append(f"num_fewshot={n_shot}")
-    for option in FAMILIES[family_name].options:
-        value = metadata.get(option.key, option.default)
-        if value != option.default and isinstance(value, (str, int)):
-            flags.append(f"{option.key}={value}")
-    return ";".join(_capped(flag) for flag in flags)
 
 
 def rows_from_file(path: Path) -> tuple[list[LeaderboardRow], list[Problem]]:
@@ -365,8 +178,8 @@ def _prompt_token_rows(data: dict, task: str, common: dict) -> list[LeaderboardR
     tokens, where the task could count them (recorded since copy-tasks counts them)."""
     metadata = _mapping(_mapping(_mapping(data.get("configs"), "configs").get(task), f"configs.{task}").get(
         "metadata"), f"configs.{task}.metadata")
-    return [LeaderboardRow(**common, metric=metric, value=_number(metadata[key]), stderr=None)
-            for key, metric in PROMPT_TOKEN_METRICS.items() if _number(metadata.get(key)) is not None]
+    return [LeaderboardRow(**common, metric=metric, value=finite_number(metadata[key]), stderr=None)
+            for key, metric in PROMPT_TOKEN_METRICS.items() if finite_number(metadata.get(key)) is not None]
 
 
 def _position_rows(samples: list, metrics: list[str], common: dict) -> list[LeaderboardRow]:
@@ -418,7 +231,7 @@ def _task_cells(path: Path, data: dict, model: str, task: str,
         "docs_sha256": _scalar(metadata.get(Recorded.DOCS_SHA256)), "seed": _count(metadata.get(SEED.key)),
         "length": length, "unit": FAMILIES[family_name].unit, "n": n if n is not None else "",
         "overflow_docs": "unknown" if overflow == "unknown" else _count(overflow), "date": date,
-        "flags": _flags(data, _mapping(data.get("n-shot"), "n-shot").get(task), metadata, family_name),
+        "flags": flags_of(data, config, _mapping(data.get("n-shot"), "n-shot").get(task), metadata, family_name),
         "source_file": path.name,
     }, samples, problems
 
@@ -434,15 +247,15 @@ def _metric_rows(path: Path, task: str, values: dict, common: dict) -> tuple[lis
             problems.append(Problem(str(path), f"{task}: a metric with no name ({_shown(key)}); left out"))
             continue
         value, stderr = values[key], values.get(f"{metric}_stderr,{metric_filter}")
-        if _number(value) is None and not _is_missing(value):
+        if finite_number(value) is None and not _is_missing(value):
             problems.append(Problem(str(path), f"{task}: {metric} = {_shown(value)} is not a finite number of "
                                                "plausible size; left empty"))
         if stderr == "N/A":
             problems.append(Problem(str(path), f"{task}: {metric} has stderr \"N/A\"; left empty"))
-        elif not _is_missing(stderr) and (_number(stderr) is None or _number(stderr) < 0):
+        elif not _is_missing(stderr) and (finite_number(stderr) is None or finite_number(stderr) < 0):
             problems.append(Problem(str(path), f"{task}: {metric} has stderr {_shown(stderr)}, not a number >= 0; "
                                                "left empty"))
             stderr = None
         rows.append(LeaderboardRow(**common, metric=metric if metric_filter in ("none", "") else key,
-                                   value=_number(value), stderr=_number(stderr)))
+                                   value=finite_number(value), stderr=finite_number(stderr)))
     return rows, problems

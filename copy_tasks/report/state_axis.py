@@ -30,7 +30,10 @@ from dataclasses import dataclass
 from copy_tasks.models.bounded_state import copy_bound_length
 from copy_tasks.probes.families import FAMILIES
 from copy_tasks.probes.family import GENERATION, TEACHER_FORCED, VARIANTS
-from copy_tasks.report.summary import Score, cell_number, curves, markdown_text, series
+from copy_tasks.report.curves import Score, curves
+from copy_tasks.report.markdown import markdown_text
+from copy_tasks.report.numbers import cell_number
+from copy_tasks.report.series import series
 
 PLOT_NAME = "state_size.png"
 METRIC = "exact_match"

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from copy_tasks.common.files import TEMPORARY_SUFFIX
 from copy_tasks.report.display_names import NameRule, default_name, name_clashes, names_of_models, naming_notes
-from copy_tasks.report.rows import COLUMNS, NUMERIC_COLUMNS, SCHEMA_VERSION, UPGRADABLE_SCHEMAS, LeaderboardRow
+from copy_tasks.report.schema import COLUMNS, NUMERIC_COLUMNS, SCHEMA_VERSION, UPGRADABLE_SCHEMAS, LeaderboardRow
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 KEY = ("run", "task", "metric")

@@ -8,11 +8,8 @@ from dataclasses import replace
 import torch
 
 from copy_tasks.experiments.architectures import build_model, parameters, state_bits
-from copy_tasks.experiments.training import (
-    ARCHITECTURES,
-    RECIPES,
-    char_tokenizer,
-)
+from copy_tasks.experiments.recipes import ARCHITECTURES, RECIPES
+from copy_tasks.experiments.training_data import char_tokenizer
 
 QUICK = RECIPES["quick"]
 

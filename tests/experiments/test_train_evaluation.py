@@ -13,6 +13,7 @@ import pytest
 from leaderboard_fixtures import write_results
 
 from copy_tasks.experiments import train_evaluation
+from copy_tasks.experiments.recipes import ARCHITECTURES, RECIPES
 from copy_tasks.experiments.train_evaluation import (
     Evaluation,
     copy_lengths,
@@ -25,7 +26,7 @@ from copy_tasks.experiments.train_evaluation import (
     training_lengths,
     write_tasks,
 )
-from copy_tasks.experiments.training import ARCHITECTURES, RECIPES, Job
+from copy_tasks.experiments.training_jobs import Job
 from copy_tasks.harness.registration import task_config_dir
 
 QUICK = RECIPES["quick"]  # copies of 5 to 10 letters for 6 steps, a checkpoint at 3; lookups of 8 to 12

@@ -117,3 +117,18 @@ def test_a_family_named_twice_is_one_line(tmp_path, capsys):
     status, error = export(["random_copy,random_copy", "--lengths", "10", "--out", str(tmp_path / "out")], capsys)
     assert status == 2 and "random_copy named more than once" in error and error.count("\n") == 1
     assert not (tmp_path / "out").exists()
+
+
+def test_the_plan_checks_its_families_and_lengths_without_task_names(monkeypatch):
+    """Issue 43 finding 11: the export named its families' tasks only for the check to parse them back."""
+    from copy_tasks.export import plan
+    from copy_tasks.probes import run_checks
+    from copy_tasks.probes.options import UserError
+
+    def no_task_names(tasks):
+        raise AssertionError(f"task names parsed back: {tasks}")
+
+    monkeypatch.setattr(run_checks, "requested", no_task_names)
+    assert [split.name for split in plan(["mqar"], [8], "generation", {"copy_tasks_docs": 2})] == ["length_8"]
+    with pytest.raises(UserError, match="mqar_600 cannot be drawn: copy_tasks_mqar_format=zoology has 512"):
+        plan(["mqar"], [600], "generation", {"copy_tasks_mqar_format": "zoology", "copy_tasks_docs": 2})

@@ -10,9 +10,7 @@ import torch
 from trained_models import QUICK
 
 from copy_tasks.experiments.architectures import build_model
-from copy_tasks.experiments.training import (
-    char_tokenizer,
-)
+from copy_tasks.experiments.training_data import char_tokenizer
 
 
 def test_hard_alibi_heads_see_only_their_window_with_and_without_a_cache():

@@ -10,9 +10,7 @@ import pytest
 import torch
 from conftest import offline_env
 
-from copy_tasks.experiments.training import (
-    ARCHITECTURES,
-)
+from copy_tasks.experiments.recipes import ARCHITECTURES
 from copy_tasks.harness.state_size import state_bits_of
 
 LOAD_WITHOUT_OUR_CODE = """

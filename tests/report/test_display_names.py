@@ -17,8 +17,8 @@ from copy_tasks.report.build import build_leaderboard
 from copy_tasks.report.build import main as leaderboard_main
 from copy_tasks.report.display_names import NameRule, default_name, is_local_path, name_rule, names_of_models
 from copy_tasks.report.plots import family_figure, model_styles
-from copy_tasks.report.rows import UPGRADABLE_SCHEMAS
-from copy_tasks.report.summary import latest_runs
+from copy_tasks.report.schema import UPGRADABLE_SCHEMAS
+from copy_tasks.report.series import latest_runs
 from copy_tasks.report.table import LeaderboardFileError
 
 matplotlib.use("Agg")

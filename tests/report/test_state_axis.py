@@ -10,7 +10,7 @@ from leaderboard_fixtures import GOOD, read_rows, write_results
 
 from copy_tasks.models.bounded_state import copy_bound_length
 from copy_tasks.report.build import build_leaderboard
-from copy_tasks.report.rows import UPGRADABLE_SCHEMAS
+from copy_tasks.report.schema import UPGRADABLE_SCHEMAS
 from copy_tasks.report.state_axis import state_points, state_size_figure, state_size_markdown
 
 

@@ -3,11 +3,10 @@ it leaves out, names as written."""
 
 from __future__ import annotations
 
-import pytest
 from leaderboard_fixtures import write_results
 
 from copy_tasks.report.build import build_leaderboard
-from copy_tasks.report.summary import area_under_curve, effective_length
+from copy_tasks.report.curves import area_under_curve
 
 
 def test_the_summary_shows_names_as_written_and_escapes_what_markdown_or_unicode_would_hide(tmp_path):
@@ -46,15 +45,6 @@ def test_lengths_that_overflowed_are_left_out_of_the_summary_and_named(tmp_path)
     summary = (tmp_path / "out" / "summary.md").read_text()
     auc = area_under_curve([(20, 1.0), (50, 0.8)])
     assert f"| pythia | transformer | - | 50 / {auc:.2f} (20-50); overflow at 100, 200 |" in summary
-
-
-def test_summary_numbers_on_hand_worked_curves():
-    # exact match 1.0, 0.5, 0.25 at 10, 100, 1000: stays >= 50% up to 100; trapezoids over
-    # log10 length: (1 + 0.5) / 2 + (0.5 + 0.25) / 2 = 1.125 over a span of 2 decades.
-    points = [(10, 1.0), (100, 0.5), (1000, 0.25)]
-    assert effective_length(points) == 100
-    assert area_under_curve(points) == pytest.approx(0.5625)
-    assert effective_length([(20, 0.4), (50, 0.9)]) is None
 
 
 def test_per_length_tables_hand_worked(tmp_path):

@@ -14,7 +14,7 @@ from leaderboard_fixtures import write_results
 
 from copy_tasks.report.build import build_leaderboard, main
 from copy_tasks.report.build import main as leaderboard_main
-from copy_tasks.report.summary import markdown_text
+from copy_tasks.report.markdown import markdown_text
 from copy_tasks.report.table import LeaderboardFileError, MergeConflict
 
 SCORES = {"phonebook_copy_20": {"exact_match": 1.0, "exact_match_stderr": 0.0, "overflow": 0.0},

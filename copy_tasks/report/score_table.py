@@ -1,0 +1,102 @@
+"""The numbers of one scoring rule's table, computed once for the summary and the page: a row
+per model in its setting (`series`), a `Score` per family (`score_table`).
+
+A table per scoring rule (`TABLES`): generation under the authors' rule (`authors_exact_match`,
+the number the paper reports), generation under ours (`exact_match`: the answer at the start,
+whatever follows), and teacher-forced (`exact_match`, lm-eval's `is_greedy`). A task's own flags
+(family options, budgets raised by `max_gen_toks`) follow the cell (`task_flags`).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+from copy_tasks.probes.families import FAMILIES
+from copy_tasks.probes.family import GENERATION, TEACHER_FORCED
+from copy_tasks.report.curves import CUT, Score, curves, overflowed
+from copy_tasks.report.flags import split_flags
+from copy_tasks.report.series import KEPT_APART, series, setting
+from copy_tasks.report.table import as_written
+
+
+class Rule(NamedTuple):
+    """One scoring rule of the tables: the variant and metric it reads, a short label, a title."""
+
+    variant: str
+    metric: str
+    label: str
+    title: str
+
+
+# One summary table each, in this order.
+TABLES = (
+    Rule(GENERATION, "authors_exact_match", "authors' rule",
+         "Generation, the authors' rule (the paper's protocol: `authors_exact_match`)"),
+    Rule(GENERATION, "exact_match", "our rule",
+         "Generation, our rule (the answer at the start, whatever follows: `exact_match`)"),
+    Rule(TEACHER_FORCED, "exact_match", "teacher-forced",
+         "Teacher-forced (greedy exact match in one forward pass: `exact_match`)"),
+)
+
+
+@dataclass(frozen=True)
+class TableRow:
+    """A row of a table: a model in its setting (`series`), as written, and its `Score` per
+    family (None: not run)."""
+
+    entry: str
+    model: str
+    architecture: str
+    setting: str
+    scores: dict[str, Score | None]
+
+
+@dataclass(frozen=True)
+class ScoreTable:
+    """The numbers of one rule's table: its families (in `FAMILIES` order) and rows (by `series`)."""
+
+    rule: Rule
+    families: list[str]
+    rows: list[TableRow]
+    # family -> series -> length -> its value, or `CUT` where some doc overflowed (the
+    # per-length tables)
+    every_length: dict[str, dict[str, dict[int, float | str]]] = field(default_factory=dict)
+
+
+def score_table(rows: list[dict], rule: Rule) -> ScoreTable | None:
+    """The table of one rule (summary.md and index.html show it), or None when no row has its
+    metric."""
+    variant, metric = rule.variant, rule.metric
+    families = [name for name in FAMILIES
+                if any((r["family"], r["variant"], r["metric"]) == (name, variant, metric) for r in rows)]
+    if not families:
+        return None
+    by_family = {name: curves(rows, name, variant, metric) for name in families}
+    cut = {name: overflowed(rows, name, variant) for name in families}
+    flags = {name: task_flags(rows, name, variant) for name in families}
+    entries = sorted({entry for name in families for entry in (*by_family[name], *cut[name])})
+    about = {series(row): (as_written(row["name"]), row["architecture"], setting(row)) for row in rows}
+    table_rows = []
+    for entry in entries:
+        scores = {name: Score(tuple((length, value) for length, value, _ in by_family[name].get(entry, [])),
+                              tuple(sorted(cut[name].get(entry, set()))), flags[name].get(entry, ""))
+                  if entry in by_family[name] or entry in cut[name] else None for name in families}
+        table_rows.append(TableRow(entry, *about.get(entry, (entry, "", "")), scores))
+    every_length = {name: {entry: {**dict.fromkeys(cut[name].get(entry, set()), CUT),
+                                   **{length: value for length, value, _ in by_family[name].get(entry, [])}}
+                           for entry in entries if entry in by_family[name] or entry in cut[name]}
+                    for name in families}
+    return ScoreTable(rule, families, table_rows, every_length)
+
+
+def task_flags(rows: list[dict], family: str, variant: str) -> dict[str, str]:
+    """series -> the tasks' own flags of a family and variant, each distinct flag once (those
+    the series' name already shows left out)."""
+    found = defaultdict(dict)
+    for row in rows:
+        if (row["family"], row["variant"]) == (family, variant):
+            own, named = split_flags(as_written(row["flags"]))[1], row.get(KEPT_APART, "").split(";")
+            found[series(row)].update(dict.fromkeys(flag for flag in own.split(";") if flag and flag not in named))
+    return {name: ";".join(flags) for name, flags in found.items()}
