@@ -12,13 +12,16 @@
    `hf_fast` teacher forcing at batch 1 and 16, on a tiny model;
 7. the start-up hook's cost: interpreters with and without `copy_tasks.pth`;
 8. what a newcomer waits for: the main job from an empty model cache, step by step, and the
-   test suite and its quick tier (`bench_newcomer.py`, about 12 minutes more).
+   test suite and its quick tier (`bench_newcomer.py`, about 12 minutes more);
+9. generation that stops at the answer: a model that never stops, before and after, and the
+   published Gemma answers cut where their rows would stop (`bench_generation_stops.py`).
 """
 
 import logging
 
 import bench_batching
 import bench_generation
+import bench_generation_stops
 import bench_leaderboard
 import bench_newcomer
 import bench_protocols
@@ -44,3 +47,5 @@ if __name__ == "__main__":
     bench_startup.main([])
     print()
     bench_newcomer.main([])
+    print()
+    bench_generation_stops.main([])

@@ -5,9 +5,11 @@ this package, so nothing is downloaded. The models are random GPT-NeoX (a Transf
 Pythia architecture), Mamba (a state-space model) and Gemma 3 (a Transformer whose layers are
 mostly sliding-window attention, window `SLIDING_WINDOW` tokens) configs from transformers:
 they answer nothing correctly, but they exercise every code path of lm-eval's `hf` backend.
-A random model never writes a stop sequence, so each of its generations runs to its full
-budget; `stop_at_once` makes a model's greedy generations end at their first token, for tests
-whose assertions are about prompts, budgets and overflow rather than answers.
+A random model never writes a stop sequence, so on lm-eval's own stopping each of its
+generations runs to its full budget (our tasks end each row once its answer is settled:
+`copy_tasks.harness.answer_stops`); `stop_at_once` makes a model's greedy generations end at
+their first token, for tests whose assertions are about prompts, budgets and overflow rather
+than answers.
 
     >>> folder = build_tiny_model("gpt_neox", "/tmp/tiny-neox")  # doctest: +SKIP
     >>> # lm_eval --model hf --model_args pretrained=/tmp/tiny-neox --tasks phonebook_copy

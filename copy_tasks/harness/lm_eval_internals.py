@@ -28,6 +28,13 @@ The patches (`PATCH_TARGETS`; `copy_tasks.harness.registration` makes them, the 
   model_source, model_args, ...)`, which names the run (`model_name`, `model_name_sanitized`:
   the results folder) from `pretrained=` or a random name; we name runs of our analytic models.
 
+Patched when one of our generation tasks is bound to lm-eval's `hf` backend (or a subclass),
+not at import (`copy_tasks.harness.answer_stops`):
+- `lm_eval.models.huggingface.stop_sequences_criteria(tokenizer, stop_sequences,
+  initial_decoder_input_length, batch_size)`, the transformers `StoppingCriteriaList` that
+  `HFLM._model_generate` passes to `generate` for a batch; we add a criterion that ends each of
+  our rows on its own once it holds its answer.
+
 The internals read, not patched:
 - `Task.build_all_requests(..., tokenizer_name)`: lm-eval keys its request cache
   (`--cache_requests`) on the task's name and settings and this argument, its one free-text
@@ -53,6 +60,7 @@ INDEX_MODULE = "lm_eval.tasks._index"
 CONFIG_MODULE = "lm_eval.config.evaluate_config"
 EVALUATOR_MODULE = "lm_eval.evaluator"
 TRACKER_MODULE = "lm_eval.loggers.evaluation_tracker"
+HF_MODULE = "lm_eval.models.huggingface"  # patched when our tasks bind an `hf` model, not at import
 PATCHED_MODULES = (INDEX_MODULE, CONFIG_MODULE, EVALUATOR_MODULE, TRACKER_MODULE)
 
 
@@ -71,6 +79,7 @@ PATCH_TARGETS = {
     "simple_evaluate": PatchTarget(EVALUATOR_MODULE, lambda module: module, "simple_evaluate"),
     "run_naming": PatchTarget(TRACKER_MODULE, lambda module: module.GeneralConfigTracker, "log_experiment_args"),
     "git_hash": PatchTarget(EVALUATOR_MODULE, lambda module: module, "get_git_commit_hash"),
+    "generation_stops": PatchTarget(HF_MODULE, lambda module: module, "stop_sequences_criteria"),
 }
 TASK_LOGGER = "lm_eval.api.task"
 CUSTOM_DATASET_HINT = "Custom kwargs can be passed to `--metadata`"

@@ -5,6 +5,8 @@
   max_gen_toks=N` where that is larger, then fitted to the room the prompt leaves in the
   context of the backend that runs the task, so that no budget makes a backend cut a prompt or
   refuse a request. This class puts each into its request; the budgets really sent are recorded.
+- Stops. On lm-eval's `hf` backend each generation's row ends on its own once it holds what
+  both of its family's rules read (`copy_tasks.harness.answer_stops`), verdicts unchanged.
 - Overflow. The registration hook hands the task the model object that will run it
   (`bind_model`) before lm-eval builds the requests; each request's context (the exact text
   lm-eval sends, chat template included) is counted as that backend encodes it against the
@@ -37,11 +39,13 @@ import contextlib
 import hashlib
 import json
 import math
+from functools import partial
 
 from lm_eval.api.instance import Instance
 from lm_eval.api.task import ConfigurableTask
 
 from copy_tasks.common.version import __version__
+from copy_tasks.harness.answer_stops import register_rows
 from copy_tasks.harness.backend_limits import BackendLimits, backend_limits, log, warn_once
 from copy_tasks.harness.lm_eval_internals import (
     built_requests,
@@ -137,6 +141,7 @@ class CopyTask(ConfigurableTask):
         config = {key: value for key, value in (config or {}).items() if key != "class"}
         super().__init__(config=config, **kwargs)
         self.limits = NOT_BOUND
+        self.register_row = None  # registers a generation's context and its row's rule (`answer_stops`)
         self.overflow: dict[int, float] = {}  # doc index -> 1.0, 0.0 or NaN
         self.budgets: set[int] = set()
         self.prompt_tokens: dict[int, int] = {}  # doc index -> its prompt in the backend's tokens
@@ -154,6 +159,7 @@ class CopyTask(ConfigurableTask):
     def bind_model(self, lm) -> None:
         """Learn what the model that will run this task keeps of a prompt (before requests)."""
         self.limits = backend_limits(lm)
+        self.register_row = register_rows(lm)
         self.overflow, self.budgets, self.prompt_tokens = {}, set(), {}
         self.config.metadata.update({Recorded.MODEL_TYPE: model_type_of(lm), Recorded.POSITIONS: positions_of(lm),
                                      Recorded.STATE_BITS: state_bits_of(lm)})
@@ -194,18 +200,21 @@ class CopyTask(ConfigurableTask):
 
     def fit_request(self, request) -> None:
         """Set a request's budget (generation) and record whether its doc overflows (any of its
-        requests), and its prompt's length in the backend's tokens (its longest request)."""
+        requests), and its prompt's length in the backend's tokens (its longest request); a
+        generation's row is registered to end once it holds its answer (`answer_stops`)."""
         doc, ctx = request.doc, request.arguments[0]
-        question = family_named(doc["family"]).request_docs(doc)[request.idx]
+        family = family_named(doc["family"])
+        question = family.request_docs(doc)[request.idx]
         index = doc["index"]
         if (tokens := self.limits.tokens(ctx)) is not None:
             self.prompt_tokens[index] = max(tokens, self.prompt_tokens.get(index, 0))
         if self.OUTPUT_TYPE == "generate_until":
             generous = max(int(doc["generation_budget"]), self.user_max_gen_toks())
-            answers = family_named(doc["family"]).answers(question)
-            budget, overflow = self.limits.fit_generation(ctx, answers, generous)
+            budget, overflow = self.limits.fit_generation(ctx, family.answers(question), generous)
             request.arguments[1]["max_gen_toks"] = budget
             self.budgets.add(budget)
+            if self.register_row is not None and family.our_reading_settled is not None:
+                self.register_row(ctx, partial(family.answer_settled, doc=question))
         else:
             overflow = self.limits.overflows(ctx, question["continuation"])
         self.overflow[index] = worse_overflow(self.overflow.get(index, 0.0), overflow) if request.idx else overflow

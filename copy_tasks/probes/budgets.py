@@ -9,8 +9,24 @@ of the longest answer its scorer accepts as written (the SQuAD family accepts ev
 answer), and never less than the authors' 50 new tokens.
 
 A generous budget costs a well-behaved model nothing, since the stop sequence (a newline, a
-blank line) ends its generation; it costs context: lm-eval keeps the budget free by cutting
-the prompt, so the overflow check (`copy_tasks.harness.backend_limits`) counts prompt plus budget.
+blank line) ends its generation, nor, on lm-eval's `hf`, a model that never stops: each row ends
+once its text settles both rules' verdicts (`copy_tasks.harness.answer_stops`), so a row runs
+to its budget only while what it has written may still become an accepted answer (a prefix of
+one, up to spaces), which is where a smaller budget could change a verdict. It costs context:
+lm-eval keeps the budget free by cutting the prompt, so the overflow check
+(`copy_tasks.harness.backend_limits`) counts prompt plus budget.
+
+Why not the answer's own tokens plus a margin, where the backend's tokenizer is known: that
+counts the tokenizer's canonical segmentation, which a model need not write. The tiny test
+tokenizer writes the phone number ` 6093237777` in 6 tokens, and a model may write it a digit
+a token (11): a budget of 6 + 2 would cut that right answer, its verdict then depending on its
+segmentation. For an ASCII answer the backend's own finest segmentation (a byte a token in
+byte-level BPE and SentencePiece's byte fallback) is as long as its bytes, so the byte bound is
+also the least budget that fits every segmentation of the backend's own tokenizer. What holds:
+a right answer fits in any segmentation; a row decodes past its answer only until both verdicts
+are final (`answer_stops`; a token past the number on the phone book, none past a lookup's k
+letters); and a doc fits the context when its room holds the answer in the model's own tokens
+plus `ANSWER_MARGIN` (below).
 
 lm-eval batches only requests with equal generation settings, so budgets are rounded up to a
 ladder of a few values per doubling (50 x 2^(k/3): 50, 63, 80, 100, 126, 159, 200, ...): a

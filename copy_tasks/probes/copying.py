@@ -131,6 +131,67 @@ def score_copy_doc_authors(generation: str, doc: dict) -> dict[str, float]:
     return {"authors_exact_match": float(generation[: len(doc["target"])] == doc["target"])}
 
 
+def letters_settled(generation: str, target: str) -> bool:
+    """Whether a reading of the first len(target) letters of the first line (up to a period,
+    spaces removed: `paper_answer`, and the lookups' `answer_letters`) is the same whatever
+    follows: the line has ended, or it already holds that many letters.
+
+    >>> [letters_settled(text, "lj") for text in (" l", " l j", " l\\n", "l.")]
+    [False, True, True, True]
+    """
+    return len(paper_answer(generation)) >= len(target) or generation.split("\n", 1)[0].split(".", 1)[0] != generation
+
+
+def copy_settled(generation: str, target: str) -> bool:
+    """Whether our reading (`score_copy`) is the same whatever follows: before the first blank
+    line, as many words as the target has are complete (a space follows each), or a complete
+    word is wrong (the words before it are right: prefix_match is fixed).
+
+    >>> [copy_settled(text, " cat sat") for text in (" cat sat", " cat sat ", " cat sits", " cot ", " cat\\n\\n")]
+    [False, True, False, True, True]
+    """
+    if "\n\n" in generation:
+        return True
+    words, wanted = generation.split(), target.split()
+    complete = words if generation[-1:].isspace() else words[:-1]
+    return len(complete) >= len(wanted) or any(got != want for got, want in zip(complete, wanted))
+
+
+def copy_authors_settled(generation: str, target: str) -> bool:
+    """Whether the authors' reading (`score_copy_authors`) is the same whatever follows: a blank
+    line ended it, or its text (newlines as spaces, after leading spaces) can no longer be the
+    passage's rest followed by spaces alone.
+
+    >>> [copy_authors_settled(text, " cat sat") for text in (" cat s", " cat sat \\n", " cat sat c", " cot")]
+    [False, False, True, True]
+    """
+    if "\n\n" in generation:
+        return True
+    written, whole = generation.replace("\n", " ").lstrip(), target.strip()
+    return not (whole.startswith(written) or (written.startswith(whole) and not written[len(whole):].strip()))
+
+
+def copy_doc_settled(generation: str, doc: dict) -> bool:
+    """`copy_settled` for a doc of either format; in the authors' synthetic format,
+    `letters_settled`.
+
+    >>> paper = paper_copy_doc(["m", "b", "h"])
+    >>> copy_doc_settled("mb", paper), copy_doc_settled("mbh", paper)
+    (False, True)
+    """
+    if doc.get("format") != "paper":
+        return copy_settled(generation, doc["target"])
+    return letters_settled(generation, doc["target"])
+
+
+def copy_doc_authors_settled(generation: str, doc: dict) -> bool:
+    """`copy_authors_settled` for a doc of either format; in the authors' synthetic format,
+    once len(target) characters are written (all their rule reads)."""
+    if doc.get("format") != "paper":
+        return copy_authors_settled(generation, doc["target"])
+    return len(generation) >= len(doc["target"])
+
+
 def copy_family(name: str, summary: str, unit: str, lengths: tuple[int, ...], draw_doc: Callable[..., dict], *,
                 default_docs: int = 200, min_length: int = 2, max_length: int = 100_000, downloads: str = "",
                 data_key: str = "", options: tuple[Option, ...] = (),
@@ -142,7 +203,8 @@ def copy_family(name: str, summary: str, unit: str, lengths: tuple[int, ...], dr
         max_length=max_length,
         downloads=downloads, draw_doc=draw_doc, score_one_reading=score_copy_doc,
         score_authors_rule=score_copy_doc_authors, scoring_group="copies",
-        stop_sequences=("\n\n",), data_key=data_key, options=options,
+        stop_sequences=("\n\n",), our_reading_settled=copy_doc_settled,
+        authors_settled=copy_doc_authors_settled, data_key=data_key, options=options,
         field_notes=(("words", f"how many {unit} the passage to copy holds"), *field_notes),
         chat_instruction="Here is a passage, then the same passage again. Write it out once more, word for word, "
                          "starting from its first word.",

@@ -89,6 +89,12 @@ class Family:
     # ValueError naming the value and the limit otherwise; a run checks it before any model loads
     # (`copy_tasks.probes.run_checks`). None: every length from min_length to max_length can be drawn.
     check_length: Callable[..., None] | None = None
+    # Where a generation may stop before its stop sequence (`answer_settled`): (one reading of
+    # the answer, doc) -> whether our metrics of that reading are the same whatever text follows
+    # it, and (generation, doc) -> the same of the authors' metrics. None: no such rule (the
+    # generation runs to its stop sequence or its budget).
+    our_reading_settled: Callable[[str, dict], bool] | None = None
+    authors_settled: Callable[[str, dict], bool] | None = None
 
     @property
     def needs_download(self) -> bool:
@@ -146,6 +152,34 @@ class Family:
     def score_both_rules(self, generation: str, doc: dict) -> dict[str, float]:
         """Our metrics and the authors' (who read the answer as written) of one generated answer."""
         return self.score_our_rule(generation, doc) | self.score_authors_rule(generation, doc)
+
+    def answer_settled(self, text: str, doc: dict) -> bool:
+        """Whether the start of a generated answer already holds all that both rules read: every
+        text it may go on with (`text + more`, cut at the stop sequences) gets the same metrics,
+        ours and the authors', as `text` itself, so the generation may stop here. Our metrics
+        are those of the better reading (`score_our_rule`), so every reading must be settled,
+        and no new one may appear: while the answer may still turn out to restate the prompt's
+        last line (a prefix of it, after spaces), it is not settled. False for a family that
+        declares no rule (`our_reading_settled`, `authors_settled`).
+
+        >>> book = REGISTRY["phonebook_copy"]
+        >>> doc = {"prompt": "Ann Lee: 6093237777\\n\\nAnn Lee:", "target": "6093237777"}
+        >>> [book.answer_settled(text, doc) for text in (" 6093237777", " 6093237777 A", " Ann", " Bo")]
+        [False, True, False, True]
+
+        " 6093237777" is not settled: a newline next makes it right under both rules, " Ann Lee"
+        next wrong under the authors'; after " 6093237777 A" both verdicts are final (ours
+        right, theirs wrong). " Ann" may be the start of a restated "Ann Lee:"; " Bo" is wrong
+        whatever follows.
+        """
+        if self.our_reading_settled is None or self.authors_settled is None:
+            return False
+        start = given_start(doc["prompt"])
+        restating = text.lstrip()
+        if start and len(restating) < len(start) and start.startswith(restating):
+            return False
+        return (all(self.our_reading_settled(reading, doc) for reading in readings(text, start))
+                and self.authors_settled(text, doc))
 
     def score_generations(self, generations: Sequence[str], doc: dict) -> dict[str, float]:
         """Both rules' metrics of a doc from the answers to its requests (`request_docs`), in order."""

@@ -32,6 +32,7 @@ from functools import partial
 
 import numpy as np
 
+from copy_tasks.probes.copying import letters_settled
 from copy_tasks.probes.family import Family, against_target, register
 from copy_tasks.probes.options import ChoiceOption, IntOption
 
@@ -195,6 +196,16 @@ def score_lookup_authors(generation: str, target: str) -> dict[str, float]:
     return {"authors_exact_match": float("".join(generation.split())[: len(target)] == target)}
 
 
+def written_letters_settled(generation: str, target: str) -> bool:
+    """Whether the authors' reading (`score_lookup_authors`) is the same whatever follows: k
+    characters other than spaces are written.
+
+    >>> written_letters_settled(" l", "lj"), written_letters_settled(" l j", "lj")
+    (False, True)
+    """
+    return len("".join(generation.split())) >= len(target)
+
+
 LENGTHS = (20, 50, 100, 200, 500, 1000)
 LOOKUP_FORMAT = ChoiceOption("copy_tasks_lookup_format", "fmt", "the lookup prompt format", default="natural",
                              choices=FORMATS)
@@ -222,6 +233,8 @@ def lookup_family(key_place: str) -> Family:
         score_one_reading=against_target(score_lookup),
         score_authors_rule=against_target(score_lookup_authors),
         stop_sequences=("\n", "."),
+        our_reading_settled=against_target(letters_settled),
+        authors_settled=against_target(written_letters_settled),
         scoring_group="lookups",
         partial_credit=("symbol_accuracy",),
         data_key="lookup",

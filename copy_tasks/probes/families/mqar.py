@@ -32,7 +32,7 @@ from __future__ import annotations
 import numpy as np
 
 from copy_tasks.probes.chat import after_first_block
-from copy_tasks.probes.families.phonebook_copy import leading_number
+from copy_tasks.probes.families.phonebook_copy import leading_number, number_settled
 from copy_tasks.probes.family import Family, register
 from copy_tasks.probes.options import ChoiceOption
 
@@ -199,6 +199,20 @@ def score_query(generation: str, doc: dict) -> dict[str, float]:
     return {"exact_match": right, "query_accuracy": right}
 
 
+def query_settled(generation: str, doc: dict) -> bool:
+    """Whether the value an answer gives (`leading_answer`) is the same whatever follows: as the
+    phone book's number (`number_settled`), in Zoology's format once its first symbol is written.
+
+    >>> query_settled(" 613", {"target": "6136"}), query_settled(" 6136\\n", {"target": "6136"})
+    (False, True)
+    >>> query_settled(" \uac01", {"target": "\uac02", "format": "zoology"})
+    True
+    """
+    if doc_format(doc) == "zoology":
+        return bool(generation.strip())
+    return number_settled(generation, doc["target"])
+
+
 def no_authors_rule(generation: str, doc: dict) -> dict[str, float]:
     """Zoology has no rule for a generated answer (module docstring): no authors' metrics."""
     return {}
@@ -216,6 +230,8 @@ FAMILY = register(Family(
     score_one_reading=score_query,
     score_authors_rule=no_authors_rule,
     stop_sequences=("\n",),
+    our_reading_settled=query_settled,
+    authors_settled=lambda generation, doc: True,  # no authors' rule
     scoring_group="associative recall",
     task_version="1.0",
     partial_credit=("query_accuracy",),

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from copy_tasks.probes.families.phonebook_copy import score_generation
+from copy_tasks.probes.families.phonebook_copy import number_settled, score_generation
 from copy_tasks.probes.family import Family, against_target, register
 
 HEADER = "The text below holds a passkey, a number. Remember it."
@@ -97,6 +97,8 @@ FAMILY = register(Family(
     score_one_reading=against_target(score_generation),  # the phone book's: the number the answer starts with
     score_authors_rule=no_authors_rule,
     stop_sequences=("\n",),
+    our_reading_settled=against_target(number_settled),
+    authors_settled=lambda generation, doc: True,  # no authors' rule: nothing of theirs to wait for
     scoring_group="passkey",
     authors_metrics=(),
     task_version="1.0",

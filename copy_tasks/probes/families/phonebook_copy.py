@@ -133,6 +133,32 @@ def score_authors(generation: str, target: str) -> dict[str, float]:
     return {"authors_exact_match": float(authors_answer(generation) == target)}
 
 
+def number_settled(generation: str, target: str) -> bool:
+    """Whether our reading (`score_generation`) is the same whatever follows `generation`: its
+    leading number has ended (a character follows it), or it can no longer be the target's
+    digits (then exact_match is 0 and prefix_match is fixed).
+
+    >>> [number_settled(text, "6093237777") for text in (" 609", " 6093237777", " 6093237777 ", " 61", " ")]
+    [False, False, True, True, False]
+    """
+    number = re.match(r"[ \t]*(\d*)", generation)
+    return number.end() < len(generation) or not target.startswith(number[1])
+
+
+def first_line_settled(generation: str, target: str) -> bool:
+    """Whether the authors' reading (`score_authors`) is the same whatever follows: the first
+    line has ended, or, stripped, it can no longer be the number (it already differs from the
+    number, or holds more than the number and spaces).
+
+    >>> [first_line_settled(text, "6093237777") for text in (" 609", " 6093237777 ", " 6093237777 A", " 7")]
+    [False, False, True, True]
+    """
+    if "\n" in generation:
+        return True
+    line = generation.lstrip()
+    return not (target.startswith(line) or (line.startswith(target) and not line[len(target):].strip()))
+
+
 # Dense around the paper's crossover (Pythia-410M overtakes Mamba-2.8B at about 70 entries;
 # Mamba is below 20% by 100).
 LENGTHS = (10, 20, 30, 50, 70, 100, 150, 200, 300, 500, 1000)
@@ -147,6 +173,8 @@ FAMILY = register(Family(
     score_one_reading=against_target(score_generation),
     score_authors_rule=against_target(score_authors),
     stop_sequences=("\n",),
+    our_reading_settled=against_target(number_settled),
+    authors_settled=against_target(first_line_settled),
     scoring_group="phone book",
     field_notes=(("query_position", "where the queried name sits in the book (0-based entry; names are drawn by "
                                     "1990 US census frequency, unique within a book, as are the numbers)"),
