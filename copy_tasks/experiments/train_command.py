@@ -36,8 +36,8 @@ from copy_tasks.experiments.lm_eval_runner import LmEvalFailed
 from copy_tasks.experiments.recipes import ARCHITECTURES, RECIPES
 from copy_tasks.experiments.train_evaluation import evaluations, progress, run_scores, score_all
 from copy_tasks.experiments.train_report import Report
-from copy_tasks.experiments.training_data import PAPER_TASKS, TASKS
 from copy_tasks.experiments.training_jobs import SUMMARY, train_all
+from copy_tasks.experiments.training_tasks import PAPER_TASKS, TRAINING_TASKS
 from copy_tasks.probes.options import one_line_errors
 from copy_tasks.report.results import UnreadableResults
 from copy_tasks.report.table import LeaderboardFileError
@@ -265,7 +265,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--models", default=",".join(ARCHITECTURES),
                         help=f"comma-separated subset of {', '.join(ARCHITECTURES)}")
     parser.add_argument("--tasks", default=",".join(PAPER_TASKS),
-                        help=f"comma-separated subset of {', '.join(TASKS)} (default: the paper's, "
+                        help=f"comma-separated subset of {', '.join(TRAINING_TASKS)} (default: the paper's, "
                         f"{', '.join(PAPER_TASKS)})")
     parser.add_argument("--leaderboard", type=Path, default=None,
                         help="a leaderboard folder to add the final models' results to")
@@ -277,8 +277,8 @@ def main(argv: list[str] | None = None) -> None:
     if unknown or not architectures:
         parser.error(f"--models: unknown {', '.join(unknown) or '(none given)'}; allowed: {', '.join(ARCHITECTURES)}")
     tasks = tuple(dict.fromkeys(name.strip() for name in args.tasks.split(",") if name.strip()))
-    if (unknown := [name for name in tasks if name not in TASKS]) or not tasks:
-        parser.error(f"--tasks: unknown {', '.join(unknown) or '(none given)'}; allowed: {', '.join(TASKS)}")
+    if (unknown := [name for name in tasks if name not in TRAINING_TASKS]) or not tasks:
+        parser.error(f"--tasks: unknown {', '.join(unknown) or '(none given)'}; allowed: {', '.join(TRAINING_TASKS)}")
     if 0 < len(set(tasks) & set(PAPER_TASKS)) < len(PAPER_TASKS):  # their report compares the three
         parser.error(f"--tasks {args.tasks}: the paper's tasks ({', '.join(PAPER_TASKS)}) are trained together or "
                      "not at all; add the others, or give mqar alone")

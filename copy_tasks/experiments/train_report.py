@@ -12,17 +12,16 @@ from __future__ import annotations
 
 from copy_tasks.experiments.architectures import kind
 from copy_tasks.experiments.recipes import Recipe
-from copy_tasks.experiments.train_evaluation import (
+from copy_tasks.experiments.train_evaluation import QUERY_ACCURACY_KEY, model_label
+from copy_tasks.experiments.training_jobs import Job
+from copy_tasks.experiments.training_tasks import (
     DUPLICATED_NGRAMS,
-    QUERY_ACCURACY_KEY,
+    PAPER_TASKS,
     copy_lengths,
     lookup_lengths,
-    model_label,
     mqar_lengths,
     training_lengths,
 )
-from copy_tasks.experiments.training_data import PAPER_TASKS
-from copy_tasks.experiments.training_jobs import Job
 from copy_tasks.report.plots import Line, line_plot
 
 THRESHOLD = 0.9  # exact match at which a model has learned to copy (experiment 4)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from copy_tasks.experiments.recipes import RECIPES
 from copy_tasks.experiments.train_report import Report
-from copy_tasks.experiments.training_data import PAPER_TASKS
+from copy_tasks.experiments.training_tasks import PAPER_TASKS
 
 
 def test_the_report_reads_its_figures_off_its_tables_hand_worked():
