@@ -37,7 +37,7 @@ from copy_tasks.experiments.recipes import ARCHITECTURES, RECIPES
 from copy_tasks.experiments.train_evaluation import evaluations, progress, run_scores, score_all
 from copy_tasks.experiments.train_report import Report
 from copy_tasks.experiments.training_jobs import SUMMARY, train_all
-from copy_tasks.experiments.training_tasks import PAPER_TASKS, TRAINING_TASKS
+from copy_tasks.experiments.training_tasks import PAPER_TASKS, TRAINING_TASKS, section
 from copy_tasks.probes.options import one_line_errors
 from copy_tasks.report.results import UnreadableResults
 from copy_tasks.report.table import LeaderboardFileError
@@ -85,7 +85,7 @@ def claim_run_folder(out: Path, recipe_name: str, tasks: tuple[str, ...]) -> Pat
 def record_name(tasks: tuple[str, ...]) -> str:
     """The name of a run's record, by its tasks (its report's: `report_file`): the paper's tasks
     (and more) keep the name they had before task sets had names of their own, other sets are
-    named after their tasks (as `section_name`).
+    named after their leading task (as `section_name`).
 
     >>> record_name(PAPER_TASKS), record_name(("mqar",)), report_file(Path(record_name(("mqar",)))).name
     ('training.json', 'training_mqar.json', 'experiments_mqar.md')
@@ -199,13 +199,14 @@ def recorded_tasks(record: dict) -> tuple[str, ...]:
 
 
 def section_name(tasks: tuple[str, ...]) -> str:
-    """The leaderboard section a run's experiments become: `training.md` for a run of the paper's
-    tasks, else one named after its tasks, so that one run does not replace another's section.
+    """The leaderboard section a run's experiments become, its leading task's (`TrainingTask.section`):
+    `training.md` for a run of the paper's tasks, else one named after its task, so that one run
+    does not replace another's section.
 
     >>> section_name(PAPER_TASKS), section_name(("mqar",)), section_name((*PAPER_TASKS, "mqar"))
     ('training.md', 'training_mqar.md', 'training.md')
     """
-    return "training.md" if set(PAPER_TASKS) <= set(tasks) else "training_" + "_".join(tasks) + ".md"
+    return section(tasks) + ".md"
 
 
 def publish(out: Path, leaderboard: Path, markdown: str, plot_names: list[str], section: str = "training.md") -> None:

@@ -10,13 +10,16 @@ from dataclasses import replace
 import pytest
 
 from copy_tasks.experiments.recipes import RECIPES, Phases
+from copy_tasks.experiments.train_command import record_name, section_name
 from copy_tasks.experiments.train_evaluation import Evaluation, evaluations, write_tasks
 from copy_tasks.experiments.training_data import tokenizer_for, training_example
 from copy_tasks.experiments.training_tasks import (
+    PAPER,
     PAPER_TASKS,
     TRAINING_TASKS,
     TrainingTask,
     copy_lengths,
+    experiments,
     lookup_lengths,
     mqar_lengths,
     training_lengths,
@@ -40,6 +43,7 @@ def test_every_task_is_declared_once_with_its_family_format_and_lengths():
     assert PAPER_TASKS == ("copy", "lookup_prefix", "lookup_suffix")
     assert [name for name, task in TRAINING_TASKS.items() if task.checkpoints_scored_on] == ["copy"]
     assert [reference.label for task in TRAINING_TASKS.values() for reference in task.references] == ["ngram_copier-5"]
+    assert experiments(("mqar", "copy")) == (PAPER, "mqar")
 
 
 @pytest.mark.parametrize(("recipe", "lengths"), [
@@ -90,3 +94,4 @@ def test_a_task_only_declared_is_planned_drawn_tokenized_and_named(tmp_path, mon
     example = training_example(recipe, "book", seed=0, index=0)
     assert example.task == "book" and example.length == 10 and example.prompt.count("\n") >= 10  # a book of 10
     assert tokenizer_for("book").convert_ids_to_tokens(tokenizer_for("book")("\u00e9")["input_ids"]) == ["\u00e9"]
+    assert (section_name(("book",)), record_name(("book",))) == ("training_book.md", "training_book.json")
