@@ -4,7 +4,8 @@
 - `suite`: `copy-tasks suite`, the offline families on the real and reference models, then the
   leaderboard (the README's main job, the published leaderboard);
 - `train_command`: `copy-tasks train`, small models trained from scratch on our probes
-  (`recipes`: what a run trains and with what; `training_data`: the examples, tokenizer and rows;
+  (`recipes`: what a run trains and with what; `training_tasks`: the tasks it trains on, each
+  declared once; `training_data`: the examples, tokenizer and rows;
   `training`: the training loop; `training_jobs`: the jobs of a run; `architectures`: the models)
   and scored through lm-eval (`train_evaluation`), then reported (`train_report`);
 - `reference_curves`: `copy-tasks reference-curves`, the reference models' curves page;

@@ -1,7 +1,7 @@
 """What a `copy-tasks train` run trains, and with what (`RECIPES`): six architectures of about 3.2
 million parameters each (`ARCHITECTURES`, built by `copy_tasks.experiments.architectures`):
 GPT-NeoX with no positions (NoPE), with RoPE, Bloom (ALiBi), Hard-ALiBi, Mamba-2 and an LSTM,
-each trained on each task (`copy_tasks.experiments.training_data`) on its own, from each seed of
+each trained on each task (`copy_tasks.experiments.training_tasks`) on its own, from each seed of
 the recipe, for the steps of its two phases (`Phases`), at the recipe's learning rate (see
 docs/training.md).
 """
@@ -51,9 +51,6 @@ class Recipe:
     log_every: int = 25  # steps
     evaluation_docs: int = 50  # docs per length of every evaluation (`copy-tasks train`)
     workers: int = 2  # training jobs at once, one torch thread each
-
-    def lengths(self, task: str) -> tuple[int, int]:
-        return {"copy": self.copy_lengths, "mqar": self.mqar_pairs}.get(task, self.lookup_lengths)
 
 
 def _phases(copy: tuple[int, int], lookup: tuple[int, int], mqar: tuple[int, int]) -> dict:

@@ -36,8 +36,8 @@ from copy_tasks.experiments.lm_eval_runner import LmEvalFailed
 from copy_tasks.experiments.recipes import ARCHITECTURES, RECIPES
 from copy_tasks.experiments.train_evaluation import evaluations, progress, run_scores, score_all
 from copy_tasks.experiments.train_report import Report
-from copy_tasks.experiments.training_data import PAPER_TASKS, TASKS
 from copy_tasks.experiments.training_jobs import SUMMARY, train_all
+from copy_tasks.experiments.training_tasks import PAPER_TASKS, TRAINING_TASKS, section
 from copy_tasks.probes.options import one_line_errors
 from copy_tasks.report.results import UnreadableResults
 from copy_tasks.report.table import LeaderboardFileError
@@ -85,7 +85,7 @@ def claim_run_folder(out: Path, recipe_name: str, tasks: tuple[str, ...]) -> Pat
 def record_name(tasks: tuple[str, ...]) -> str:
     """The name of a run's record, by its tasks (its report's: `report_file`): the paper's tasks
     (and more) keep the name they had before task sets had names of their own, other sets are
-    named after their tasks (as `section_name`).
+    named after their leading task (as `section_name`).
 
     >>> record_name(PAPER_TASKS), record_name(("mqar",)), report_file(Path(record_name(("mqar",)))).name
     ('training.json', 'training_mqar.json', 'experiments_mqar.md')
@@ -199,13 +199,14 @@ def recorded_tasks(record: dict) -> tuple[str, ...]:
 
 
 def section_name(tasks: tuple[str, ...]) -> str:
-    """The leaderboard section a run's experiments become: `training.md` for a run of the paper's
-    tasks, else one named after its tasks, so that one run does not replace another's section.
+    """The leaderboard section a run's experiments become, its leading task's (`TrainingTask.section`):
+    `training.md` for a run of the paper's tasks, else one named after its task, so that one run
+    does not replace another's section.
 
     >>> section_name(PAPER_TASKS), section_name(("mqar",)), section_name((*PAPER_TASKS, "mqar"))
     ('training.md', 'training_mqar.md', 'training.md')
     """
-    return "training.md" if set(PAPER_TASKS) <= set(tasks) else "training_" + "_".join(tasks) + ".md"
+    return section(tasks) + ".md"
 
 
 def publish(out: Path, leaderboard: Path, markdown: str, plot_names: list[str], section: str = "training.md") -> None:
@@ -265,7 +266,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--models", default=",".join(ARCHITECTURES),
                         help=f"comma-separated subset of {', '.join(ARCHITECTURES)}")
     parser.add_argument("--tasks", default=",".join(PAPER_TASKS),
-                        help=f"comma-separated subset of {', '.join(TASKS)} (default: the paper's, "
+                        help=f"comma-separated subset of {', '.join(TRAINING_TASKS)} (default: the paper's, "
                         f"{', '.join(PAPER_TASKS)})")
     parser.add_argument("--leaderboard", type=Path, default=None,
                         help="a leaderboard folder to add the final models' results to")
@@ -277,8 +278,8 @@ def main(argv: list[str] | None = None) -> None:
     if unknown or not architectures:
         parser.error(f"--models: unknown {', '.join(unknown) or '(none given)'}; allowed: {', '.join(ARCHITECTURES)}")
     tasks = tuple(dict.fromkeys(name.strip() for name in args.tasks.split(",") if name.strip()))
-    if (unknown := [name for name in tasks if name not in TASKS]) or not tasks:
-        parser.error(f"--tasks: unknown {', '.join(unknown) or '(none given)'}; allowed: {', '.join(TASKS)}")
+    if (unknown := [name for name in tasks if name not in TRAINING_TASKS]) or not tasks:
+        parser.error(f"--tasks: unknown {', '.join(unknown) or '(none given)'}; allowed: {', '.join(TRAINING_TASKS)}")
     if 0 < len(set(tasks) & set(PAPER_TASKS)) < len(PAPER_TASKS):  # their report compares the three
         parser.error(f"--tasks {args.tasks}: the paper's tasks ({', '.join(PAPER_TASKS)}) are trained together or "
                      "not at all; add the others, or give mqar alone")

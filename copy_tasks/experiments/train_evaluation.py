@@ -1,4 +1,5 @@
-"""What `copy-tasks train` scores, and the lm-eval runs that score it.
+"""What `copy-tasks train` scores, and the lm-eval runs that score it (what each task's models
+are scored on is the task's declaration: `copy_tasks.experiments.training_tasks`).
 
 Every model is scored through plain `lm_eval` (`copy-tasks run --model hf`), teacher-forced
 (the authors' evaluation: exact match = every answer token the model's argmax, in one forward
@@ -26,12 +27,11 @@ from pathlib import Path
 
 from copy_tasks.experiments.lm_eval_runner import LmEvalRun, launch, link_models
 from copy_tasks.experiments.recipes import Recipe
-from copy_tasks.experiments.training_data import PAPER_TASKS, TASKS
 from copy_tasks.experiments.training_jobs import Job, jobs
+from copy_tasks.experiments.training_tasks import PAPER_TASKS, TRAINING_TASKS, Scored, TrainingTask
 from copy_tasks.harness.task_yamls import write_length_tasks
 from copy_tasks.probes.copying import COPY_FORMAT
 from copy_tasks.probes.families import FAMILIES
-from copy_tasks.probes.families.dup_ngram_copy import LENGTHS as DUPLICATED_NGRAMS
 from copy_tasks.probes.families.lookup import LOOKUP_FORMAT
 from copy_tasks.probes.families.mqar import MQAR_FORMAT
 from copy_tasks.probes.family import QUERY_ACCURACY
@@ -39,39 +39,6 @@ from copy_tasks.probes.options import DOCS
 from copy_tasks.report.results import metric_scores
 
 QUERY_ACCURACY_KEY = "{task}:" + QUERY_ACCURACY  # a run's query accuracy, beside its tasks' exact match
-
-
-def copy_lengths(recipe: Recipe) -> tuple[int, ...]:
-    """From half the longest training length to 10 times it (experiment 1).
-
-    >>> from copy_tasks.experiments.recipes import RECIPES
-    >>> copy_lengths(RECIPES["full"])
-    (10, 20, 30, 40, 50, 75, 100, 150, 200)
-    """
-    longest = recipe.copy_lengths[1]
-    steps = (0.5, 1.0, 1.5, 2.0, 2.5, 3.75, 5.0, 7.5, 10.0)
-    return tuple(sorted({max(2, round(longest * step)) for step in steps}))
-
-
-def lookup_lengths(recipe: Recipe) -> tuple[int, ...]:
-    """From a third of the longest training length to 3.3 times it (experiment 3).
-
-    >>> from copy_tasks.experiments.recipes import RECIPES
-    >>> lookup_lengths(RECIPES["full"])
-    (10, 20, 30, 50, 75, 100)
-    """
-    longest = recipe.lookup_lengths[1]
-    return tuple(sorted({max(8, round(longest * step)) for step in (0.33, 0.67, 1.0, 1.67, 2.5, 3.33)}))
-
-
-def mqar_lengths(recipe: Recipe) -> tuple[int, ...]:
-    """The shipped pair counts up to 4 times the most the mqar models were trained on.
-
-    >>> from copy_tasks.experiments.recipes import RECIPES
-    >>> mqar_lengths(RECIPES["full"]), mqar_lengths(RECIPES["quick"])
-    ((8, 16, 32, 64, 128), (8, 16, 32))
-    """
-    return tuple(pairs for pairs in FAMILIES["mqar"].lengths if pairs <= 4 * recipe.mqar_pairs[1])
 
 
 def run_scores(folder: Path) -> dict[str, float | None]:
@@ -82,12 +49,19 @@ def run_scores(folder: Path) -> dict[str, float | None]:
                                     for task, value in accuracy.items() if value is not None}
 
 
-def training_lengths(recipe: Recipe) -> tuple[int, ...]:
-    return tuple(sorted({recipe.copy_lengths[1] // 2, recipe.copy_lengths[1]}))
-
-
 def teacher_forced(family: str, lengths) -> tuple[str, ...]:
     return tuple(FAMILIES[family].task_name(length, teacher_forced=True) for length in lengths)
+
+
+def scored_tasks(scored: Scored) -> tuple[str, ...]:
+    """The teacher-forced tasks of (family, lengths) pairs (`TrainingTask.scored_on`)."""
+    return tuple(task for family, lengths in scored for task in teacher_forced(family, lengths))
+
+
+def every_scored(task: TrainingTask, recipe: Recipe) -> Scored:
+    """What a task's final models and checkpoints are scored on."""
+    checkpoints = task.checkpoints_scored_on(recipe) if task.checkpoints_scored_on is not None else ()
+    return task.scored_on(recipe) + checkpoints
 
 
 @dataclass(frozen=True)
@@ -111,31 +85,32 @@ def model_label(job: Job, step: int | None = None) -> str:
 
 
 def evaluations(recipe: Recipe, out: Path, architectures, tasks=PAPER_TASKS) -> list[Evaluation]:
-    """Every lm-eval run of the experiments."""
-    copies = teacher_forced("random_copy", copy_lengths(recipe)) + teacher_forced("dup_ngram_copy", DUPLICATED_NGRAMS)
+    """Every lm-eval run of the experiments: each job's final model on what its task is scored
+    on, its checkpoints (those before the end of its training) on what they are, then the
+    tasks' reference models."""
     runs = []
     for job in jobs(recipe, architectures, tasks):
-        if job.task == "mqar":
-            runs.append(Evaluation(model_label(job), "hf", "", teacher_forced("mqar", mqar_lengths(recipe)),
-                                   job.folder(out) / "final"))
-        elif job.task == "copy":
-            runs.append(Evaluation(model_label(job), "hf", "", copies, job.folder(out) / "final"))
-            short = teacher_forced("random_copy", training_lengths(recipe))
-            runs += [Evaluation(model_label(job, step), "hf", "", short, job.folder(out) / f"step-{step}")
-                     for step in recipe.checkpoint_steps if step < recipe.phases["copy"].steps]
-        else:
-            runs.append(Evaluation(model_label(job), "hf", "", teacher_forced(TASKS[job.task], lookup_lengths(recipe)),
-                                   job.folder(out) / "final"))
-    if "copy" in tasks:
-        runs.append(Evaluation("ngram_copier-5", "ngram_copier", "n=5", copies))
+        task = TRAINING_TASKS[job.task]
+        runs.append(Evaluation(model_label(job), "hf", "", scored_tasks(task.scored_on(recipe)),
+                               job.folder(out) / "final"))
+        if task.checkpoints_scored_on is not None:
+            scored = scored_tasks(task.checkpoints_scored_on(recipe))
+            runs += [Evaluation(model_label(job, step), "hf", "", scored, job.folder(out) / f"step-{step}")
+                     for step in recipe.checkpoint_steps if step < recipe.phases[job.task].steps]
+    for task in (TRAINING_TASKS[name] for name in tasks):
+        runs += [Evaluation(reference.label, reference.backend, reference.model_args,
+                            scored_tasks(task.scored_on(recipe))) for reference in task.references]
     return runs
 
 
 def write_tasks(recipe: Recipe, folder: Path) -> None:
-    """The lengths the experiments use that do not ship, for `--include_path`."""
-    for family, lengths in (("random_copy", copy_lengths(recipe) + training_lengths(recipe)),
-                            ("lookup_prefix", lookup_lengths(recipe)), ("lookup_suffix", lookup_lengths(recipe))):
-        write_length_tasks(FAMILIES[family], sorted(set(lengths)), folder)
+    """The lengths the experiments of every task score that do not ship, for `--include_path`."""
+    lengths: dict[str, set[int]] = {}
+    for task in TRAINING_TASKS.values():
+        for family, scored in every_scored(task, recipe):
+            lengths.setdefault(family, set()).update(scored)
+    for family, wanted in lengths.items():
+        write_length_tasks(FAMILIES[family], sorted(wanted), folder)
 
 
 def score_all(recipe: Recipe, out: Path, runs: list[Evaluation], report=print) -> dict:

@@ -10,19 +10,27 @@ the `mqar` task, Zoology's multi-query associative recall by number of pairs.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+
 from copy_tasks.experiments.architectures import kind
 from copy_tasks.experiments.recipes import Recipe
-from copy_tasks.experiments.train_evaluation import (
+from copy_tasks.experiments.train_evaluation import QUERY_ACCURACY_KEY, model_label
+from copy_tasks.experiments.training_jobs import Job
+from copy_tasks.experiments.training_tasks import (
+    COPY,
     DUPLICATED_NGRAMS,
-    QUERY_ACCURACY_KEY,
+    LOOKUP_PREFIX,
+    LOOKUP_SUFFIX,
+    MQAR,
+    PAPER,
+    PAPER_TASKS,
     copy_lengths,
+    experiments,
     lookup_lengths,
-    model_label,
     mqar_lengths,
     training_lengths,
 )
-from copy_tasks.experiments.training_data import PAPER_TASKS
-from copy_tasks.experiments.training_jobs import Job
 from copy_tasks.report.plots import Line, line_plot
 
 THRESHOLD = 0.9  # exact match at which a model has learned to copy (experiment 4)
@@ -30,6 +38,7 @@ GOAL_FACTOR = 2.5  # the issue's goal: Hard-ALiBi at >= 0.9 at 2.5 x its trainin
 # Below this a difference of exact match is not read as a sign: with 50 docs a length the
 # standard error of a proportion near 0.5 is 0.07.
 NOISE = 0.1
+KEY_PLACES = {"prefix": LOOKUP_PREFIX, "suffix": LOOKUP_SUFFIX}  # experiment 3's key column: where its task's key is
 
 
 def mean(values) -> float | None:
@@ -107,7 +116,7 @@ class Report:
                  *_table(["model", "seed", *map(str, lengths)])]
         for architecture in self.architectures:
             for seed in self.seeds:
-                curve = self.curve("copy", architecture, seed, "random_copy", lengths)
+                curve = self.curve(COPY.name, architecture, seed, COPY.family, lengths)
                 lines.append(f"| {architecture} | {seed} | {_cells(curve)} |")
         for label in self.reference_labels():
             lines.append(f"| {label} | - | {_cells(self.score(label, f'random_copy_tf_{n}') for n in lengths)} |")
@@ -115,7 +124,7 @@ class Report:
                   "the goal is Hard-ALiBi at >= 0.9 and every other model below 0.5.", "",
                   *_table(["model", f"exact match at {goal}", "goal"])]
         for architecture in self.architectures:
-            values = [self.score(model_label(Job(architecture, "copy", seed)), f"random_copy_tf_{goal}")
+            values = [self.score(model_label(Job(architecture, COPY.name, seed)), f"random_copy_tf_{goal}")
                       for seed in self.seeds]
             target = ">= 0.9" if architecture == "transformer-hard-alibi" else "< 0.5"
             reached = mean(values) is not None and ((mean(values) >= 0.9) if target == ">= 0.9" else mean(values) < 0.5)
@@ -131,8 +140,8 @@ class Report:
                  "duplicated n-gram)", "", *_table(["model", "seed", *(f"n={n}" for n in DUPLICATED_NGRAMS)])]
         for architecture in self.architectures:
             for seed in self.seeds:
-                lines.append(f"| {architecture} | {seed} | "
-                             f"{_cells(self.curve('copy', architecture, seed, 'dup_ngram_copy', DUPLICATED_NGRAMS))} |")
+                curve = self.curve(COPY.name, architecture, seed, "dup_ngram_copy", DUPLICATED_NGRAMS)
+                lines.append(f"| {architecture} | {seed} | {_cells(curve)} |")
         for label in self.reference_labels():
             curve = [self.score(label, f"dup_ngram_copy_tf_{n}") for n in DUPLICATED_NGRAMS]
             lines.append(f"| {label} | - | {_cells(curve)} |")
@@ -145,8 +154,8 @@ class Report:
                  *_table(["model", "seed", "key", *map(str, lengths)])]
         for architecture in self.architectures:
             for seed in self.seeds:
-                for place in ("prefix", "suffix"):
-                    curve = self.curve(f"lookup_{place}", architecture, seed, f"lookup_{place}", lengths)
+                for place, task in KEY_PLACES.items():
+                    curve = self.curve(task.name, architecture, seed, task.family, lengths)
                     lines.append(f"| {architecture} | {seed} | {place} | {_cells(curve)} |")
         lines += ["", "Prefix minus suffix: the mean over lengths of the prefix-key model's exact match minus "
                   "the suffix-key model's, per seed. The paper's sign: positive for state-space and recurrent "
@@ -156,14 +165,14 @@ class Report:
         for architecture in self.architectures:
             gaps = []
             for seed in self.seeds:
-                prefix = self.curve("lookup_prefix", architecture, seed, "lookup_prefix", lengths)
-                suffix = self.curve("lookup_suffix", architecture, seed, "lookup_suffix", lengths)
+                prefix, suffix = (self.curve(task.name, architecture, seed, task.family, lengths)
+                                  for task in (LOOKUP_PREFIX, LOOKUP_SUFFIX))
                 pairs = [(p, s) for p, s in zip(prefix, suffix) if p is not None and s is not None]
                 gaps.append(sum(p - s for p, s in pairs) / len(pairs) if pairs else None)
             wanted = 1 if kind(architecture) in ("ssm", "rnn") else -1
             average = mean(gaps)
-            learned = max((value for place in ("prefix", "suffix") for seed in self.seeds
-                           for value in self.curve(f"lookup_{place}", architecture, seed, f"lookup_{place}", lengths)
+            learned = max((value for task in KEY_PLACES.values() for seed in self.seeds
+                           for value in self.curve(task.name, architecture, seed, task.family, lengths)
                            if value is not None), default=None)
             if average is None:
                 sign = "-"
@@ -180,7 +189,7 @@ class Report:
         return lines
 
     def examples_curve(self, architecture: str, seed: int) -> list[tuple[int, float | None]]:
-        summary = self.summaries.get(("copy", architecture, seed))
+        summary = self.summaries.get((COPY.name, architecture, seed))
         if summary is None:
             return []
         checkpoints = {int(step): seen for step, seen in summary["checkpoints"].items()}
@@ -190,7 +199,7 @@ class Report:
         for step, seen in sorted(checkpoints.items()):
             if step not in scored:
                 continue
-            label = model_label(Job(architecture, "copy", seed), None if step == final else step)
+            label = model_label(Job(architecture, COPY.name, seed), None if step == final else step)
             values = [self.score(label, f"random_copy_tf_{n}") for n in training_lengths(self.recipe)]
             curve.append((seen, mean(values)))
         return curve
@@ -213,8 +222,8 @@ class Report:
         return lines
 
     def mqar_curve(self, architecture: str, seed: int, lengths, key: str = QUERY_ACCURACY_KEY) -> list:
-        label = model_label(Job(architecture, "mqar", seed))
-        return [self.score(label, key.format(task=f"mqar_tf_{pairs}")) for pairs in lengths]
+        label = model_label(Job(architecture, MQAR.name, seed))
+        return [self.score(label, key.format(task=f"{MQAR.family}_tf_{pairs}")) for pairs in lengths]
 
     def mqar_section(self) -> list[str]:
         lengths, (low, high) = mqar_lengths(self.recipe), self.recipe.mqar_pairs
@@ -233,39 +242,45 @@ class Report:
         return lines
 
     def markdown(self) -> str:
-        if not set(PAPER_TASKS) <= set(self.tasks):
-            return self.mqar_markdown()
+        """The intro of the run's leading experiment, the models, then each experiment's sections."""
+        experiments_run = [EXPERIMENTS[name] for name in experiments(self.tasks)]
+        sections = [experiments_run[0].intro(self), self.models_section(), [""]]
+        sections += [section for experiment in experiments_run for section in experiment.sections(self)]
+        return "\n".join(line for section in sections for line in section)
+
+    def paper_intro(self) -> list[str]:
         recipe = self.recipe
         phases = recipe.phases
-        intro = [
+        return [
             "## Trained from scratch: the paper's synthetic experiments", "",
             f"Recipe `{self.recipe_name}`: one model per task and seed (seeds {', '.join(map(str, self.seeds))}), "
             f"the authors' character formats, AdamW (weight decay {recipe.weight_decay}, learning rate "
             f"{recipe.learning_rate:g}, {recipe.warmup_steps} warm-up steps, linear decay); copy: "
-            f"{phases['copy'].single_steps} steps of {recipe.batch_size} single examples, then "
-            f"{phases['copy'].packed_steps} steps of {recipe.packed_rows} rows of {recipe.context} tokens packed with "
-            f"examples; lookups: {phases['lookup_prefix'].single_steps} and {phases['lookup_prefix'].packed_steps}. "
+            f"{phases[COPY.name].single_steps} steps of {recipe.batch_size} single examples, then "
+            f"{phases[COPY.name].packed_steps} steps of {recipe.packed_rows} rows of {recipe.context} tokens packed "
+            f"with examples; lookups: {phases[LOOKUP_PREFIX.name].single_steps} and "
+            f"{phases[LOOKUP_PREFIX.name].packed_steps}. "
             f"Scored through `lm_eval --model hf`, teacher-forced, {recipe.evaluation_docs} docs per length. "
             "How each departs from the authors: docs/training.md.", ""]
-        sections = [intro, self.models_section(), [""], self.length_section(), [""], self.ngram_section(), [""],
-                    self.lookup_section(), [""], self.examples_section(), [""]]
-        if "mqar" in self.tasks:
-            sections += [self.mqar_section(), [""]]
-        return "\n".join(line for section in sections for line in section)
 
-    def mqar_markdown(self) -> str:
-        """The report of a run of `mqar` alone."""
-        recipe, phases = self.recipe, self.recipe.phases["mqar"]
-        intro = ["## Trained from scratch: multi-query associative recall", "",
-                 f"Recipe `{self.recipe_name}`: one model per architecture and seed (seeds "
-                 f"{', '.join(map(str, self.seeds))}) on `mqar` in Zoology's format (`copy_tasks_mqar_format=zoology`: "
-                 "one symbol a key and a value, keys and values from disjoint vocabularies of 512, then 8 of the keys, "
-                 f"each followed by its value; the loss on every value), AdamW as for the paper's tasks, "
-                 f"{phases.single_steps} steps of {recipe.batch_size} single examples, then {phases.packed_steps} "
-                 f"steps of {recipe.packed_rows} packed rows of {recipe.context} tokens. Scored through "
-                 f"`lm_eval --model hf`, teacher-forced, {recipe.evaluation_docs} docs per number of pairs.", ""]
-        sections = [intro, self.models_section(), [""], self.mqar_section(), [""]]
-        return "\n".join(line for section in sections for line in section)
+    def paper_sections(self) -> list[list[str]]:
+        return [self.length_section(), [""], self.ngram_section(), [""], self.lookup_section(), [""],
+                self.examples_section(), [""]]
+
+    def mqar_intro(self) -> list[str]:
+        """The opening of the report of a run of `mqar` alone."""
+        recipe, phases = self.recipe, self.recipe.phases[MQAR.name]
+        return ["## Trained from scratch: multi-query associative recall", "",
+                f"Recipe `{self.recipe_name}`: one model per architecture and seed (seeds "
+                f"{', '.join(map(str, self.seeds))}) on `mqar` in Zoology's format (`copy_tasks_mqar_format=zoology`: "
+                "one symbol a key and a value, keys and values from disjoint vocabularies of 512, then 8 of the keys, "
+                f"each followed by its value; the loss on every value), AdamW as for the paper's tasks, "
+                f"{phases.single_steps} steps of {recipe.batch_size} single examples, then {phases.packed_steps} "
+                f"steps of {recipe.packed_rows} packed rows of {recipe.context} tokens. Scored through "
+                f"`lm_eval --model hf`, teacher-forced, {recipe.evaluation_docs} docs per number of pairs.", ""]
+
+    def mqar_sections(self) -> list[list[str]]:
+        return [self.mqar_section(), [""]]
 
     def mqar_plot(self) -> dict[str, bytes]:
         lengths = mqar_lengths(self.recipe)
@@ -274,23 +289,26 @@ class Report:
         return {"training_mqar.png": line_plot(lines, "key-value pairs (K)", "query accuracy (mqar_tf)", log_x=True)}
 
     def plots(self) -> dict[str, bytes]:
-        """The experiments' PNGs by file name: the mean of the seeds per architecture."""
-        mqar = self.mqar_plot() if "mqar" in self.tasks else {}
-        if not set(PAPER_TASKS) <= set(self.tasks):
-            return mqar
+        """The experiments' PNGs by file name, each experiment's in the run's order."""
+        return {name: png for experiment in experiments(self.tasks)
+                for name, png in EXPERIMENTS[experiment].plots(self).items()}
+
+    def paper_plots(self) -> dict[str, bytes]:
+        """The paper's experiments' PNGs: the mean of the seeds per architecture."""
         lengths, lookups = copy_lengths(self.recipe), lookup_lengths(self.recipe)
         references = self.reference_labels()
-        copy_lines = [Line(a, lengths, self.mean_curve("copy", a, "random_copy", lengths)) for a in self.architectures]
+        copy_lines = [Line(a, lengths, self.mean_curve(COPY.name, a, COPY.family, lengths))
+                      for a in self.architectures]
         copy_lines += [Line(label, lengths, [self.score(label, f"random_copy_tf_{n}") for n in lengths], grey=True)
                        for label in references]
-        ngram_lines = [Line(a, DUPLICATED_NGRAMS, self.mean_curve("copy", a, "dup_ngram_copy", DUPLICATED_NGRAMS))
+        ngram_lines = [Line(a, DUPLICATED_NGRAMS, self.mean_curve(COPY.name, a, "dup_ngram_copy", DUPLICATED_NGRAMS))
                        for a in self.architectures]
         ngram_lines += [Line(label, DUPLICATED_NGRAMS, [self.score(label, f"dup_ngram_copy_tf_{n}")
                                                         for n in DUPLICATED_NGRAMS], grey=True)
                         for label in references]
-        lookup_lines = [Line(f"{a} {place}", lookups, self.mean_curve(f"lookup_{place}", a, f"lookup_{place}", lookups),
-                             dashed=place == "suffix")
-                        for a in self.architectures for place in ("prefix", "suffix")]
+        lookup_lines = [Line(f"{a} {place}", lookups, self.mean_curve(task.name, a, task.family, lookups),
+                             dashed=task is LOOKUP_SUFFIX)
+                        for a in self.architectures for place, task in KEY_PLACES.items()]
         example_lines = []
         for architecture in self.architectures:
             for seed in self.seeds:
@@ -302,5 +320,17 @@ class Report:
             "training_duplicated_ngrams.png": line_plot(ngram_lines, "duplicated n-gram (n)"),
             "training_prefix_suffix.png": line_plot(lookup_lines, "string length (letters)"),
             "training_examples_needed.png": line_plot(example_lines, "examples seen"),
-            **mqar,
         }
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """How the report reads the tasks of one experiment (`TrainingTask.experiment`)."""
+
+    intro: Callable[[Report], list[str]]  # the report's opening where it leads the run
+    sections: Callable[[Report], list[list[str]]]
+    plots: Callable[[Report], dict[str, bytes]]
+
+
+EXPERIMENTS = {PAPER: Experiment(Report.paper_intro, Report.paper_sections, Report.paper_plots),
+               MQAR.experiment: Experiment(Report.mqar_intro, Report.mqar_sections, Report.mqar_plot)}

@@ -20,6 +20,7 @@ import numpy as np
 
 from copy_tasks.experiments.recipes import Recipe
 from copy_tasks.experiments.training_data import packed_batch, single_batch, tokenizer_for, training_example
+from copy_tasks.experiments.training_tasks import TRAINING_TASKS
 
 
 def learning_rate(recipe: Recipe, step: int, steps: int) -> float:
@@ -39,9 +40,10 @@ def model_folder(out: Path, task: str, architecture: str, seed: int) -> Path:
 
 
 def train(architecture: str, task: str, seed: int, recipe: Recipe, out: Path, progress: bool = False) -> dict:
-    """Train one model on one task; save it (model and tokenizer) as `final/` and the copy
-    models' checkpoints as `step-<N>/` under `model_folder(...)`, and write its log
-    (`log.jsonl`: loss, examples seen, wall time). Returns its summary."""
+    """Train one model on one task; save it (model and tokenizer) as `final/` and, for a task
+    whose checkpoints are scored (the copy task's), its checkpoints as `step-<N>/` under
+    `model_folder(...)`, and write its log (`log.jsonl`: loss, examples seen, wall time).
+    Returns its summary."""
     import torch
     from tqdm import tqdm
 
@@ -50,7 +52,7 @@ def train(architecture: str, task: str, seed: int, recipe: Recipe, out: Path, pr
     tokenizer = tokenizer_for(task)
     model = build_model(architecture, recipe, tokenizer, seed)
     optimizer = torch.optim.AdamW(model.parameters(), lr=recipe.learning_rate, weight_decay=recipe.weight_decay)
-    phases = recipe.phases[task]
+    phases, saves_checkpoints = recipe.phases[task], TRAINING_TASKS[task].checkpoints_scored_on is not None
     folder = model_folder(out, task, architecture, seed)
     folder.mkdir(parents=True, exist_ok=True)
     stream = (training_example(recipe, task, seed, index) for index in range(10**12))
@@ -80,7 +82,7 @@ def train(architecture: str, task: str, seed: int, recipe: Recipe, out: Path, pr
                                       "seconds": time.perf_counter() - started}) + "\n")
                 log.flush()
                 window = []
-            if task == "copy" and step + 1 in recipe.checkpoint_steps and step + 1 < phases.steps:
+            if saves_checkpoints and step + 1 in recipe.checkpoint_steps and step + 1 < phases.steps:
                 save(model, tokenizer, folder / f"step-{step + 1}")
                 checkpoints[step + 1] = seen
     save(model, tokenizer, folder / "final")

@@ -1,13 +1,7 @@
-"""What the small models of `copy-tasks train` are trained on: one model per task, the authors'
-character formats, contexts packed with examples.
-
-- `copy`: `$<letters>|<letters>.` (`random_copy` in its `paper` format);
-- `lookup_prefix`: `$<key>|<letters>|<answer>.`; `lookup_suffix`: `$<letters>|<key><answer>.`
-  (the lookup families in their `paper` format: key 4 letters, answer 4);
-- `mqar`: Zoology's multi-query associative recall (`mqar` in its `zoology` format: K pairs of a
-  key symbol and a value symbol, then 8 of the keys, each followed by its value), the loss on
-  every value (as Zoology's); not one of the paper's tasks, the probe architecture papers report;
-strings uniform over a-z, drawn by our own generators in a hash domain of their own (a
+"""What the small models of `copy-tasks train` are trained on: one model per task, its examples
+drawn by the family and in the format its declaration names (`copy_tasks.experiments.training_tasks`:
+the authors' character formats, Zoology's for `mqar`), contexts packed with examples. Strings are
+uniform over a-z, drawn by our own generators in a hash domain of their own (a
 training stream is no evaluation seed's stream; strings of 5 letters can still coincide by
 chance). The loss is on what the model must write and the `.` after it (`encode`). Rows are
 single examples (`single_batch`) or `context` tokens packed with examples end to end, the last
@@ -28,30 +22,11 @@ from dataclasses import dataclass
 
 from copy_tasks.experiments.architectures import CONTEXT
 from copy_tasks.experiments.recipes import Recipe
+from copy_tasks.experiments.training_tasks import TRAINING_TASKS
 from copy_tasks.probes.families import FAMILIES
 from copy_tasks.probes.seeding import doc_rng
 
 TRAINING_DOMAIN = "copy-tasks-training"  # the stream's hash domain, apart from every evaluation seed's
-
-
-# Each task: the family whose generator draws its docs, in the authors' format.
-TASKS = {"copy": "random_copy", "lookup_prefix": "lookup_prefix", "lookup_suffix": "lookup_suffix", "mqar": "mqar"}
-
-
-PAPER_TASKS = ("copy", "lookup_prefix", "lookup_suffix")  # the paper's; a run recorded without tasks ran these
-
-
-LOOKUP_OPTIONS = {"key_length": 4, "answer_length": 4, "fmt": "paper"}
-
-
-COPY_OPTIONS = {"fmt": "paper"}
-
-
-MQAR_OPTIONS = {"fmt": "zoology"}
-
-
-TASK_OPTIONS = {"copy": COPY_OPTIONS, "lookup_prefix": LOOKUP_OPTIONS, "lookup_suffix": LOOKUP_OPTIONS,
-                "mqar": MQAR_OPTIONS}
 
 
 PAD, EOS, UNKNOWN = "<pad>", "<eos>", "<unk>"
@@ -84,13 +59,14 @@ class Example:
 
 def training_example(recipe: Recipe, task: str, seed: int, index: int) -> Example:
     """Example `index` of the seed's stream of `task`: its length from a generator seeded by
-    (task, seed, index), its doc from the family's own generator, both in the training domain."""
-    family = FAMILIES[TASKS[task]]
+    (task, seed, index), its doc from its family's own generator, both in the training domain."""
+    declared = TRAINING_TASKS[task]
+    family = FAMILIES[declared.family]
     chooser = doc_rng("training-stream", "2", 0, seed, index, domain=f"{TRAINING_DOMAIN}/{task}")
-    low, high = recipe.lengths(task)
+    low, high = declared.trained_lengths(recipe)
     length = int(chooser.integers(low, high + 1))
     rng = doc_rng(family.data_name, family.data_version, length, seed, index, domain=f"{TRAINING_DOMAIN}/{task}")
-    doc = family.draw_doc(rng, length, **TASK_OPTIONS[task])
+    doc = family.draw_doc(rng, length, **declared.options)
     questions = tuple((question["prompt"], question["continuation"]) for question in family.request_docs(doc))
     prompt, answer = questions[-1]
     return Example(task, length, prompt, answer, prompt + answer + END, questions if len(questions) > 1 else ())
@@ -121,12 +97,8 @@ def char_tokenizer(symbols: tuple[str, ...] = ()):
 
 
 def tokenizer_for(task: str):
-    """The tokenizer of a task's models: `char_tokenizer`, with Zoology's symbols for `mqar`."""
-    if task != "mqar":
-        return char_tokenizer()
-    from copy_tasks.probes.families.mqar import ZOOLOGY_KEYS, ZOOLOGY_VALUES
-
-    return char_tokenizer(ZOOLOGY_KEYS + ZOOLOGY_VALUES)
+    """The tokenizer of a task's models: `char_tokenizer` with the task's symbols (Zoology's for `mqar`)."""
+    return char_tokenizer(TRAINING_TASKS[task].symbols)
 
 
 def encode(tokenizer, example: Example) -> tuple[list[int], list[int]]:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from copy_tasks.experiments.recipes import RECIPES, Recipe
 from copy_tasks.experiments.training import model_folder, train
-from copy_tasks.experiments.training_data import PAPER_TASKS
+from copy_tasks.experiments.training_tasks import PAPER_TASKS
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ import pytest
 
 from copy_tasks.experiments import train_command
 from copy_tasks.experiments.train_command import main as train_main
-from copy_tasks.experiments.training_data import PAPER_TASKS
+from copy_tasks.experiments.training_tasks import PAPER_TASKS
 
 
 def test_a_training_run_refuses_a_folder_it_did_not_make_and_resumes_its_own(tmp_path, capsys):

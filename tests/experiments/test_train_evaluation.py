@@ -1,8 +1,7 @@
 """The evaluation plan of `copy-tasks train` (`copy_tasks.experiments.train_evaluation`): the
-lengths each experiment scores, derived from a recipe by hand; the lm-eval runs it makes from a
-training run's jobs (labels, checkpoints, tasks, model folders); the task YAMLs it writes for the
-lengths that do not ship; what `score_all` hands to each run (with `launch` replaced: no lm-eval
-runs here); and its progress line."""
+lm-eval runs it makes from a training run's jobs (labels, checkpoints, tasks, model folders); the
+task YAMLs it writes for the lengths that do not ship; what `score_all` hands to each run (with
+`launch` replaced: no lm-eval runs here); and its progress line."""
 
 from __future__ import annotations
 
@@ -16,14 +15,11 @@ from copy_tasks.experiments import train_evaluation
 from copy_tasks.experiments.recipes import ARCHITECTURES, RECIPES
 from copy_tasks.experiments.train_evaluation import (
     Evaluation,
-    copy_lengths,
     evaluations,
-    lookup_lengths,
     model_label,
     progress,
     score_all,
     teacher_forced,
-    training_lengths,
     write_tasks,
 )
 from copy_tasks.experiments.training_jobs import Job
@@ -34,31 +30,6 @@ QUICK_LOOKUPS = (8, 12, 20, 30, 40)
 QUICK_COPIES = ("random_copy_tf_5", "random_copy_tf_10", "random_copy_tf_15", "random_copy_tf_20",
                 "random_copy_tf_25", "random_copy_tf_38", "random_copy_tf_50", "random_copy_tf_75",
                 "random_copy_tf_100", *(f"dup_ngram_copy_tf_{n}" for n in range(1, 9)))
-
-
-@pytest.mark.parametrize(("recipe", "lengths"), [
-    # longest 10 x (0.5, 1, 1.5, 2, 2.5, 3.75, 5, 7.5, 10); 37.5 rounds to the even 38
-    (QUICK, (5, 10, 15, 20, 25, 38, 50, 75, 100)),
-    (RECIPES["gpu"], (25, 50, 75, 100, 125, 188, 250, 375, 500)),  # longest 50; 187.5 rounds to 188
-    (replace(QUICK, copy_lengths=(2, 3)), (2, 3, 4, 6, 8, 11, 15, 22, 30)),  # 1.5 -> 2 and at least 2
-])
-def test_copy_lengths_run_from_half_the_longest_training_length_to_ten_times_it(recipe, lengths):
-    assert copy_lengths(recipe) == lengths
-
-
-@pytest.mark.parametrize(("recipe", "lengths"), [
-    # longest 12 x (0.33, 0.67, 1, 1.67, 2.5, 3.33) = 3.96, 8.04, 12, 20.04, 30, 39.96; at least 8
-    (QUICK, QUICK_LOOKUPS),
-    (replace(QUICK, lookup_lengths=(8, 40)), (13, 27, 40, 67, 100, 133)),  # 13.2, 26.8, 40, 66.8, 100, 133.2
-])
-def test_lookup_lengths_run_from_a_third_of_the_longest_training_length_to_3_3_times_it(recipe, lengths):
-    assert lookup_lengths(recipe) == lengths
-
-
-def test_checkpoints_are_scored_at_half_the_longest_training_length_and_at_it():
-    assert training_lengths(QUICK) == (5, 10)
-    assert training_lengths(RECIPES["full"]) == (10, 20)
-    assert training_lengths(RECIPES["gpu"]) == (25, 50)
 
 
 def test_teacher_forced_task_names():

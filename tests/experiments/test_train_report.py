@@ -4,8 +4,8 @@ tables, hand-worked."""
 from __future__ import annotations
 
 from copy_tasks.experiments.recipes import RECIPES
-from copy_tasks.experiments.train_report import Report
-from copy_tasks.experiments.training_data import PAPER_TASKS
+from copy_tasks.experiments.train_report import EXPERIMENTS, Report
+from copy_tasks.experiments.training_tasks import PAPER_TASKS, TRAINING_TASKS
 
 
 def test_the_report_reads_its_figures_off_its_tables_hand_worked():
@@ -58,3 +58,7 @@ def test_a_run_of_mqar_alone_reports_query_accuracy_by_pairs_hand_worked():
     assert "| lstm | rnn | mqar | 0 | 1 | 98,304 |" in markdown
     assert "Length generalisation" not in markdown  # the paper's experiments need the paper's tasks
     assert list(report.plots()) == ["training_mqar.png"]
+
+
+def test_every_declared_experiment_is_read_by_the_report():
+    assert {task.experiment for task in TRAINING_TASKS.values()} == set(EXPERIMENTS) == {"paper", "mqar"}

@@ -10,9 +10,6 @@ from hypothesis import strategies as st
 
 from copy_tasks.experiments.recipes import RECIPES
 from copy_tasks.experiments.training_data import (
-    PAPER_TASKS,
-    TASK_OPTIONS,
-    TASKS,
     UNKNOWN,
     Example,
     char_tokenizer,
@@ -23,6 +20,7 @@ from copy_tasks.experiments.training_data import (
     tokenizer_for,
     training_example,
 )
+from copy_tasks.experiments.training_tasks import PAPER_TASKS, TRAINING_TASKS
 from copy_tasks.probes.task_docs import generate_docs
 
 QUICK = RECIPES["quick"]
@@ -33,7 +31,7 @@ def test_each_task_streams_the_authors_format_deterministically(task):
     stream = [training_example(QUICK, task, seed=0, index=index) for index in range(100)]
     assert stream == [training_example(QUICK, task, seed=0, index=index) for index in range(100)]
     assert stream != [training_example(QUICK, task, seed=1, index=index) for index in range(100)]
-    low, high = QUICK.lengths(task)
+    low, high = TRAINING_TASKS[task].trained_lengths(QUICK)
     for example in stream:
         assert example.task == task and low <= example.length <= high
         assert example.text == example.prompt + example.answer + "."
@@ -53,9 +51,9 @@ def test_no_evaluation_seed_draws_a_training_doc(seed):
     letters or more, whatever the evaluation seed (the recipe's seeds included). Shorter strings
     may coincide by chance alone (26^5 is 12 million strings: hypothesis found one at length 5,
     seed 3768), but never as a shared stream would, doc i for doc i."""
-    for task, family in TASKS.items():
+    for task, family in ((name, declared.family) for name, declared in TRAINING_TASKS.items()):
         stream = [training_example(QUICK, task, seed=0, index=index) for index in range(200)]
-        options = tuple(TASK_OPTIONS[task].items())
+        options = tuple(TRAINING_TASKS[task].options.items())
         first = [example.scored[0][0] for example in stream]  # a doc's prompt: its first question's
         for length in {example.length for example in stream}:
             evaluation = [doc["prompt"] for doc in generate_docs(family, length, seed, 300, options)]
