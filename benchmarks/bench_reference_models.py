@@ -14,6 +14,7 @@ def main() -> None:
 
     import copy_tasks.models.reference_lm  # noqa: F401  (registers the reference models)
     from copy_tasks import task_manager
+    from copy_tasks.harness.lm_eval_internals import results_key
 
     print("## Reference models: full default sweeps of copy_tasks_offline through lm-eval")
     print(f"{'model':<28}{'tasks':>8}{'seconds':>10}{'mean exact match':>18}")
@@ -24,7 +25,7 @@ def main() -> None:
                                       task_manager=task_manager())
         seconds = time.perf_counter() - start
         total += seconds
-        scores = [r["exact_match,none"] for name, r in out["results"].items() if name[-1].isdigit()]
+        scores = [r[results_key("exact_match")] for name, r in out["results"].items() if name[-1].isdigit()]
         print(f"{model + ' ' + args:<28}{len(scores):>8}{seconds:>10.1f}{sum(scores) / len(scores):>18.3f}")
     print(f"{'both':<28}{'':>8}{total:>10.1f}   (target: under 120 s)")
 

@@ -10,9 +10,8 @@ Switch it off with COPY_TASKS_AUTOREGISTER=0 (or false, no, off): then use `copy
 
 import os
 
+from copy_tasks.harness.lm_eval_internals import HF_BACKEND_MODULE
 from copy_tasks.harness.startup import AUTOREGISTER_ENV, after_import, install_watcher, switched_off
-
-HF_BACKEND_MODULE = "lm_eval.models.huggingface"
 
 
 def _register_architectures(_module) -> None:

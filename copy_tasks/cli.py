@@ -33,7 +33,7 @@ import os
 import sys
 from pathlib import Path
 
-from copy_tasks.harness import startup
+from copy_tasks.harness import lm_eval_internals, startup
 from copy_tasks.probes.families import family_named, family_table
 from copy_tasks.probes.family import GENERATION, VARIANTS, Family
 from copy_tasks.probes.options import UserError
@@ -44,7 +44,7 @@ def run_lm_eval(lm_eval_args: list[str]) -> None:
     registered. `startup.install()` makes lm-eval index our tasks and check our options
     before it loads a model, whether or not the start-up hook is switched on."""
     try:
-        from lm_eval.__main__ import cli_evaluate
+        cli_evaluate = lm_eval_internals.command_line()
     except ImportError as error:
         print(f"copy-tasks run: error: lm-eval cannot be imported ({error}); install it with "
               "pip install 'lm-eval[hf]>=0.4.13,<0.5' (copy-tasks' README: Install)", file=sys.stderr)
@@ -55,11 +55,10 @@ def run_lm_eval(lm_eval_args: list[str]) -> None:
 
     register_backends()  # hf_fast, the reference models and the conformance battery's model
 
-    sys.argv = ["lm-eval", "run", *lm_eval_args]
     try:
-        cli_evaluate()
+        lm_eval_internals.run_command_line(cli_evaluate, lm_eval_args)
     except ValueError as error:
-        if not str(error).startswith("Invalid JSON"):  # lm-eval's parser of --model_args, --metadata, ...
+        if not lm_eval_internals.is_bad_json_argument(error):  # lm-eval's parser of --model_args, --metadata, ...
             raise
         print(f"copy-tasks run: error: {error}", file=sys.stderr)
         raise SystemExit(2) from None

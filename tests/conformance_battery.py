@@ -12,6 +12,7 @@ from lm_eval.tasks import TaskManager
 
 import copy_tasks.models.scripted_lm  # noqa: F401  (registers `scripted`)
 from copy_tasks.experiments.tiny_models import build_tokenizer
+from copy_tasks.harness.lm_eval_internals import results_key
 from copy_tasks.probes.conformance import STYLES, write_answer_key
 from copy_tasks.probes.families import FAMILIES, parse_task_name
 from copy_tasks.probes.task_docs import generate_docs
@@ -69,7 +70,7 @@ def rules_of(task: str) -> list[str]:
 
 
 def read_verdicts(results: dict, tasks) -> dict[tuple[str, str], float]:
-    return {(task, metric): results[task][f"{metric},none"] for task in tasks for metric in rules_of(task)}
+    return {(task, metric): results[task][results_key(metric)] for task in tasks for metric in rules_of(task)}
 
 
 def expected_verdicts(battery: Battery, style: str) -> dict[tuple[str, str], float]:

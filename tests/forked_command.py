@@ -26,8 +26,17 @@ import warnings
 from importlib import import_module
 from pathlib import Path
 
-ENTRY_POINTS = {"copy-tasks": ("copy_tasks.cli", "main"),
-                **dict.fromkeys(("lm_eval", "lm-eval"), ("lm_eval.__main__", "cli_evaluate"))}
+
+def _copy_tasks_command_line():
+    return import_module("copy_tasks.cli").main
+
+
+def _lm_eval_command_line():
+    return import_module("copy_tasks.harness.lm_eval_internals").command_line()
+
+
+# Console script -> what imports and returns its entry point (called in the child, after the fork).
+ENTRY_POINTS = {"copy-tasks": _copy_tasks_command_line, **dict.fromkeys(("lm_eval", "lm-eval"), _lm_eval_command_line)}
 
 # The warning machinery as the interpreter set it up, before pytest records warnings per test.
 _FRESH_WARNING_FILTERS = list(warnings.filters)
@@ -44,21 +53,20 @@ def run_forked(args: list[str], cwd: Path, env: dict[str, str], timeout: float =
     ENTRY_POINTS, in a fork of this process (the variables of `env` are set over this
     process's environment: the ones read only at start-up, like COPY_TASKS_AUTOREGISTER, need a
     real subprocess)."""
-    module, function = ENTRY_POINTS[args[0]]
+    load_entry_point = ENTRY_POINTS[args[0]]
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         sys.stdout.flush()
         sys.stderr.flush()
         pid = os.fork()
         if pid == 0:  # the child: never returns
-            _run_child(module, function, args, cwd, env, out.fileno(), err.fileno())
+            _run_child(load_entry_point, args, cwd, env, out.fileno(), err.fileno())
         returncode = _wait(pid, timeout, args)
         out.seek(0)
         err.seek(0)
         return subprocess.CompletedProcess(args, returncode, _text(out.read()), _text(err.read()))
 
 
-def _run_child(module: str, function: str, args: list[str], cwd: Path, env: dict[str, str], out: int,
-               err: int) -> None:
+def _run_child(load_entry_point, args: list[str], cwd: Path, env: dict[str, str], out: int, err: int) -> None:
     code = 1
     try:
         _fresh_streams(out, err)
@@ -66,7 +74,7 @@ def _run_child(module: str, function: str, args: list[str], cwd: Path, env: dict
         os.chdir(cwd)
         os.environ.update(env)
         sys.argv = [str(Path(sys.executable).parent / args[0]), *args[1:]]
-        code = _exit_code(getattr(import_module(module), function))
+        code = _exit_code(load_entry_point())
     except BaseException:  # noqa: B036  (the child reports everything and exits)
         traceback.print_exc()
     finally:

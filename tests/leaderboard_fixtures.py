@@ -9,6 +9,8 @@ from pathlib import Path
 
 from hypothesis import strategies as st
 
+from copy_tasks.harness.lm_eval_internals import results_key
+
 LM_EVAL_VERSION = "0.4.13"
 
 
@@ -30,7 +32,7 @@ def write_results(
     task recorded (a family option: {"copy_tasks_lookup_format": "paper"})."""
     when = datetime.fromisoformat(date).replace(tzinfo=timezone.utc)
     results = {
-        task: {"alias": task, **{f"{key},none": value for key, value in metrics.items()}, "sample_len": n}
+        task: {"alias": task, **{results_key(key): value for key, value in metrics.items()}, "sample_len": n}
         for task, metrics in scores.items()
     }
     configs = {
@@ -90,9 +92,9 @@ TASK = "phonebook_copy_20"
 
 
 PATHS = [("config",), ("configs",), ("configs", TASK), ("configs", TASK, "metadata"), ("n-samples",),
-         ("n-samples", TASK), ("results", TASK), ("results", TASK, "exact_match,none"),
-         ("results", TASK, "exact_match_stderr,none"), ("versions",), ("n-shot",), ("date",), ("model_name",),
-         ("task_hashes",), ("results",), ("configs", TASK, "metadata", "copy_tasks_overflow_docs")]
+         ("n-samples", TASK), ("results", TASK), ("results", TASK, results_key("exact_match")),
+         ("results", TASK, results_key("exact_match", stderr=True)), ("versions",), ("n-shot",), ("date",),
+         ("model_name",), ("task_hashes",), ("results",), ("configs", TASK, "metadata", "copy_tasks_overflow_docs")]
 
 
 def mutated(data: dict, path: tuple[str, ...], value) -> dict:

@@ -19,6 +19,7 @@ import copy_tasks.models.scripted_lm  # noqa: F401  (registers scripted)
 from copy_tasks.cli import main
 from copy_tasks.experiments.suite import plan
 from copy_tasks.experiments.tiny_models import build_tokenizer
+from copy_tasks.harness.lm_eval_internals import results_key
 from copy_tasks.harness.registration import task_config_dir
 from copy_tasks.harness.task_yamls import expected_files
 from copy_tasks.probes.conformance import STYLES, scoring_groups, write_answer_key
@@ -101,7 +102,7 @@ def test_the_toy_runs_through_lm_eval(toy_tasks):
     results = lm_eval.simple_evaluate(model="ngram_copier", tasks=["toy_digits_copy", "toy_digits_copy_tf"],
                                       task_manager=manager(toy_tasks, 4))
     for task in ("toy_digits_copy_5", "toy_digits_copy_12", "toy_digits_copy_tf_12"):
-        assert results["results"][task]["exact_match,none"] == 1.0
+        assert results["results"][task][results_key("exact_match")] == 1.0
 
 
 @pytest.mark.parametrize("style", ["eos", "restated_start", "first_wrong"])
@@ -115,7 +116,8 @@ def test_the_battery_gives_the_toy_its_groups_verdicts(toy, toy_tasks, tmp_path,
     results = lm_eval.simple_evaluate(model="scripted", tasks=tasks, task_manager=manager(toy_tasks, 3),
                                       model_args=f"style={style},answers={key},tokenizer={tmp_path / 'tokenizer'}")[
                                           "results"]
-    assert results["toy_digits_copy_5"]["exact_match,none"] == STYLES[style].expected("toy_digits_copy", False)
-    assert results["toy_digits_copy_5"]["authors_exact_match,none"] == STYLES[style].expected(
+    assert results["toy_digits_copy_5"][results_key("exact_match")] == STYLES[style].expected("toy_digits_copy", False)
+    assert results["toy_digits_copy_5"][results_key("authors_exact_match")] == STYLES[style].expected(
         "toy_digits_copy", False, authors=True)
-    assert results["toy_digits_copy_tf_5"]["exact_match,none"] == STYLES[style].expected("toy_digits_copy", True)
+    assert results["toy_digits_copy_tf_5"][results_key("exact_match")] == STYLES[style].expected("toy_digits_copy",
+                                                                                                   True)

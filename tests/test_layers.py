@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 import copy_tasks
+from copy_tasks.harness import lm_eval_internals
 
 PACKAGE = Path(copy_tasks.__file__).parent
 LAYERS = {"common": 0, "probes": 1, "harness": 2, "models": 3, "report": 4, "experiments": 5}
@@ -136,12 +137,17 @@ def test_models_holds_lm_eval_backends_reference_models_and_model_types_only():
         assert "optimizer" not in path.read_text().lower(), path.name  # no training loop
 
 
+def docstring_ids(tree: ast.AST) -> set[int]:
+    """The ids of a module's docstring nodes (its own, its classes' and its functions')."""
+    return {id(node.body[0].value) for node in ast.walk(tree)
+            if isinstance(node, (ast.Module, ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef))
+            and node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
+
+
 def code_strings(path: Path) -> list[str]:
     """The string constants of a module's code, its docstrings left out."""
     tree = ast.parse(path.read_text())
-    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
-                  if isinstance(node, (ast.Module, ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef))
-                  and node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
+    docstrings = docstring_ids(tree)
     return [node.value for node in ast.walk(tree)
             if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings]
 
@@ -168,9 +174,9 @@ def test_one_function_launches_lm_eval():
     assert runs_a_module(PACKAGE / "experiments" / "real_models.py", ("pip",))  # the check sees a command line
     runner = (PACKAGE / "experiments" / "lm_eval_runner.py").read_text()
     assert runner.count("subprocess.run(") == 1 and "def launch(" in runner
-    # in this process: lm-eval's own command line, only as `copy-tasks run`
-    callers = {module_name(path) for path in PACKAGE.rglob("*.py")
-               if any(isinstance(node, ast.Name) and node.id in ("cli_evaluate", "simple_evaluate")
+    # in this process: lm-eval's own command line (the adapter holds it), only as `copy-tasks run`
+    callers = {module_name(path) for path in PACKAGE.rglob("*.py") if path != ADAPTER
+               and any(isinstance(node, ast.Name) and node.id in ("cli_evaluate", "simple_evaluate")
                       for node in ast.walk(ast.parse(path.read_text())))}
     assert callers == {"copy_tasks.cli"}
 
@@ -247,17 +253,55 @@ def test_test_files_are_named_once_and_end_to_end_ones_are_all_slow():
 
 
 ADAPTER = PACKAGE / "harness" / "lm_eval_internals.py"
+BENCHMARKS = PACKAGE.parent / "benchmarks"
+# The files that may reach lm-eval's internals themselves, and why.
+REACH_LM_EVAL_ITSELF = {
+    ADAPTER: "the adapter: every lm-eval internal copy-tasks relies on is named there",
+    TESTS / "harness" / "test_lm_eval_internals.py": "the adapter's tests: they call lm-eval's internals and "
+                                                     "stand in for its functions: each is as the adapter assumes",
+    TESTS / "test_layers.py": "this file: its samples spell what its checks catch",
+}
+# The lm-eval internals other tests reach, each for a test's own set-up, and why.
+TESTS_REACHING_LM_EVAL = {
+    ("forked_command.py", "lm_eval.utils"): "a forked command starts with lm-eval's logging as a fresh interpreter has "
+                                            "it: the fork clears the flag by which lm-eval sets it up once a process",
+    ("forked_command.py", "_LOGGING_CONFIGURED"): "that flag",
+    ("harness/test_backend_limits.py", "lm_eval.models.vllm_causallms"): "lm-eval's vLLM backend, imported anew over "
+                                                                         "a stub vllm (vllm is not installed here)",
+    ("end_to_end/test_request_cache.py", "setattr on cache"): "lm-eval's request cache folder (`lm_eval.caching.cache."
+                                                              "PATH`) in the test's folder: lm-eval reads its setting, "
+                                                              "LM_HARNESS_CACHE_PATH, once at import",
+    ("end_to_end/test_run_settings.py", "setattr on cache"): "the same",
+    ("models/test_models.py", "setattr on model_registry"): "lm-eval's model registry without our backends for a "
+                                                            "test, then restored: it can add entries, not remove them",
+    ("models/test_models.py", "_objs"): "the registry's entries, so replaced",
+}
 # Underscore names of other libraries than lm-eval that a module may use, and why.
 OTHER_LIBRARIES_PRIVATE_NAMES = {
     "_attn_implementation": "transformers' config attribute that selects the attention kernel",
     "_can_set_attn_implementation": "transformers' check that a model may switch its attention kernel",
+    "_exit": "os._exit: a forked test command ends without running the test process's exit handlers",
+    "_showwarnmsg_impl": "warnings' printer, reset in a forked test command as a fresh interpreter has it",
+    "_filters_mutated": "warnings' cache of its filters, cleared with them in a forked test command",
 }
+# The functions of lm-eval's that copy-tasks overrides or wraps: their arguments are read by name
+# in the adapter only (`build_all_requests_arguments`, `evaluate_model_and_tasks`, ...).
+WRAPPED_LM_EVAL_FUNCTIONS = {target.attribute for target in lm_eval_internals.PATCH_TARGETS.values()} | {
+    "build_all_requests", "_loglikelihood_tokens"}
+RESULTS_KEY_SIGNS = (",none", "_stderr,")  # lm-eval's `<metric>,<filter>` keys: `results_key`
+
+
+def checked_files() -> list[Path]:
+    """The files whose lm-eval knowledge is checked: the package's, the tests' and the benchmarks'."""
+    return [path for folder in (PACKAGE, TESTS, BENCHMARKS) for path in sorted(folder.rglob("*.py"))
+            if path not in REACH_LM_EVAL_ITSELF]
 
 
 def names_defined_in_the_package() -> set[str]:
-    """Every function, class, variable and attribute name copy-tasks itself defines or assigns."""
+    """Every function, class, variable, parameter and attribute name copy-tasks itself (its
+    package, tests and benchmarks) defines or assigns."""
     names = set()
-    for path in PACKAGE.rglob("*.py"):
+    for path in [*checked_files(), *REACH_LM_EVAL_ITSELF]:
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 names.add(node.name)
@@ -268,21 +312,27 @@ def names_defined_in_the_package() -> set[str]:
     return names
 
 
+def called_name(call: ast.Call) -> str | None:
+    """The name of what a call calls: `f` of `f(...)` and of `x.f(...)`."""
+    return call.func.id if isinstance(call.func, ast.Name) else getattr(call.func, "attr", None)
+
+
 def private_names_used(path: Path) -> list[str]:
-    """The underscore names (not dunders) a module reads as an attribute (`x._name`,
-    `getattr(x, "_name")`), imports from lm-eval (`lm_eval.tasks._index`, `from lm_eval.x import
-    _y`) or names in a string (`"lm_eval.tasks._index"`)."""
+    """The underscore names (not dunders) a module reads or sets as an attribute (`x._name`,
+    `getattr(x, "_name")`, `monkeypatch.setattr(x, "_name", ...)`), imports from lm-eval
+    (`lm_eval.tasks._index`, `from lm_eval.x import _y`, `lm_eval.__main__`) or names in a string
+    (`"lm_eval.tasks._index"`)."""
     found = []
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__"):
             found.append(node.attr)
-        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("getattr", "hasattr")
+        elif (isinstance(node, ast.Call) and called_name(node) in ("getattr", "hasattr", "setattr", "delattr")
               and len(node.args) > 1 and isinstance(node.args[1], ast.Constant)
               and str(node.args[1].value).startswith("_") and not str(node.args[1].value).startswith("__")):
             found.append(node.args[1].value)
         elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "lm_eval":
             found += [part for part in node.module.split(".") + [alias.name for alias in node.names]
-                      if part.startswith("_") and part not in ("__main__", "__version__")]
+                      if part.startswith("_") and part != "__version__"]
         elif isinstance(node, ast.Import):
             found += [part for alias in node.names if alias.name.split(".")[0] == "lm_eval"
                       for part in alias.name.split(".") if part.startswith("_")]
@@ -291,17 +341,141 @@ def private_names_used(path: Path) -> list[str]:
     return found
 
 
+def lm_eval_names_bound(tree: ast.AST) -> set[str]:
+    """The names a module binds to lm-eval's modules and objects (`import lm_eval.x`, `from lm_eval.x import Y`)."""
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names |= {alias.asname or alias.name.split(".")[0] for alias in node.names
+                      if alias.name.split(".")[0] == "lm_eval"}
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "lm_eval":
+            names |= {alias.asname or alias.name for alias in node.names}
+    return names
+
+
+def root_name(node: ast.AST) -> str | None:
+    """The name an expression like `a.b[0].c` starts from (`a`), or None."""
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def string_key(node: ast.AST) -> str | None:
+    """The string a lookup reads (`x["key"]`, `x.get("key")`), or None."""
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
+        return node.slice.value
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("get", "pop")
+            and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+        return node.args[0].value
+    return None
+
+
+def looked_up(node: ast.AST) -> ast.AST:
+    """What a lookup reads from (`x` of `x["key"]` and of `x.get("key")`)."""
+    return node.value if isinstance(node, ast.Subscript) else node.func.value
+
+
+def keyword_arguments_read_by_overrides(cls: ast.ClassDef) -> list[str]:
+    """The keyword arguments a class's overrides of lm-eval's wrapped functions read by name
+    (`kwargs.get("limit")` in `build_all_requests(self, **kwargs)`)."""
+    found = []
+    for method in cls.body:
+        if isinstance(method, ast.FunctionDef) and method.name in WRAPPED_LM_EVAL_FUNCTIONS and method.args.kwarg:
+            kwargs = method.args.kwarg.arg
+            found += [f"{method.name}'s argument {key!r}" for inner in ast.walk(method)
+                      if (key := string_key(inner)) is not None and root_name(looked_up(inner)) == kwargs]
+    return found
+
+
+def lm_eval_knowledge_used(path: Path) -> list[str]:
+    """What a module knows of lm-eval beyond its private names: the modules it names in a string
+    (`"lm_eval.models.huggingface"`, a logger's or a patch target's name), the results keys it
+    spells (`"exact_match,none"`, `f"{metric}_stderr,none"`), the attributes it sets on lm-eval's
+    modules and objects (`setattr(HFLM, ...)`, `monkeypatch.setattr(evaluator, ...)`,
+    `lm_eval.x.y = ...`), the arguments of a wrapped lm-eval call it reads by name (a bound
+    signature's `arguments`, the keyword arguments of an override of `build_all_requests` and the
+    other functions we wrap), and the request tuples it indexes (`request[1]`)."""
+    tree = ast.parse(path.read_text())
+    docstrings, ours_from_lm_eval = docstring_ids(tree), lm_eval_names_bound(tree)
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
+            if node.value.startswith("lm_eval."):
+                found.append(node.value)
+            if any(sign in node.value for sign in RESULTS_KEY_SIGNS):
+                found.append(f"results key {node.value!r}")
+        elif (isinstance(node, ast.Call) and node.args and root_name(node.args[0]) in ours_from_lm_eval
+              and called_name(node) in ("setattr", "delattr", "object")):
+            found.append(f"setattr on {ast.unparse(node.args[0])}")
+        elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)):
+            targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
+            found += [f"setattr on {ast.unparse(target)}" for target in targets
+                      if isinstance(target, ast.Attribute) and root_name(target) in ours_from_lm_eval]
+        if (key := string_key(node)) is not None and isinstance(looked_up(node), ast.Attribute) \
+                and looked_up(node).attr == "arguments":
+            found.append(f"argument {key!r} of a bound call")
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "bind_partial":
+            found.append("a bound call's arguments")
+        if isinstance(node, ast.ClassDef):
+            found += keyword_arguments_read_by_overrides(node)
+        if (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name)
+                and node.value.id in ("request", "token_request")
+                and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, int)):
+            found.append(f"request tuple {ast.unparse(node)}")
+    return found
+
+
 def test_no_module_but_the_adapter_touches_a_private_name_of_lm_eval():
     ours = names_defined_in_the_package()
-    touched = sorted(f"{module_name(path)}: {name}" for path in PACKAGE.rglob("*.py") if path != ADAPTER
+    touched = sorted(f"{path.relative_to(PACKAGE.parent)}: {name}" for path in checked_files()
                      for name in private_names_used(path)
-                     if name not in ours and name not in OTHER_LIBRARIES_PRIVATE_NAMES)
+                     if name not in ours and name not in OTHER_LIBRARIES_PRIVATE_NAMES
+                     and allowed_in_tests(path, name) is None)
     assert touched == []
+
+
+def allowed_in_tests(path: Path, what: str) -> str | None:
+    """Why a test file may reach this piece of lm-eval itself, or None."""
+    if not path.is_relative_to(TESTS):
+        return None
+    return TESTS_REACHING_LM_EVAL.get((path.relative_to(TESTS).as_posix(), what))
+
+
+def test_no_module_but_the_adapter_knows_lm_eval_internals():
+    known = sorted(f"{path.relative_to(PACKAGE.parent)}: {what}" for path in checked_files()
+                   for what in lm_eval_knowledge_used(path) if allowed_in_tests(path, what) is None)
+    assert known == []
+
+
+def test_the_allowances_are_each_used():
+    used = {(path.relative_to(TESTS).as_posix(), what) for path in checked_files() if path.is_relative_to(TESTS)
+            for what in [*private_names_used(path), *lm_eval_knowledge_used(path)]}
+    assert set(TESTS_REACHING_LM_EVAL) <= used
 
 
 def test_the_private_name_check_sees_attributes_imports_and_strings(tmp_path):
     sample = tmp_path / "sample.py"
     sample.write_text("import lm_eval.tasks._index\nfrom lm_eval.api.task import _private\n"
-                      "TARGET = 'lm_eval.tasks._index'\nrequests = task._instances\nconfig = getattr(lm, '_config')\n")
-    assert sorted(private_names_used(sample)) == ["_config", "_index", "_index", "_instances", "_private"]
+                      "from lm_eval.__main__ import cli_evaluate\n"
+                      "TARGET = 'lm_eval.tasks._index'\nrequests = task._instances\nconfig = getattr(lm, '_config')\n"
+                      "monkeypatch.setattr(registry, '_objs', {})\n")
+    assert sorted(private_names_used(sample)) == ["__main__", "_config", "_index", "_index", "_instances", "_objs",
+                                                  "_private"]
     assert "_instances" not in names_defined_in_the_package()  # lm-eval's own, not a name copy-tasks defines
+
+
+def test_the_knowledge_check_sees_module_paths_results_keys_setattr_arguments_and_request_tuples(tmp_path):
+    sample = tmp_path / "sample.py"
+    sample.write_text(
+        '"""A docstring may say `exact_match,none`."""\n'
+        "import lm_eval.evaluator\nfrom lm_eval.models.huggingface import HFLM\n"
+        "HOOKED = 'lm_eval.models.huggingface'\nscore = results['exact_match,none']\nkey = f'{metric}_stderr,none'\n"
+        "setattr(HFLM, 'x', 1)\nmonkeypatch.setattr(lm_eval.evaluator, 'evaluate', f)\nHFLM.y = 2\n"
+        "setattr(ours, 'z', 3)\nlm = bound.arguments.get('lm')\narguments = signature.bind_partial(*args)\n"
+        "class T:\n    def build_all_requests(self, **kwargs):\n        return kwargs.get('limit'), other['limit']\n"
+        "tokens = request[1] + request[2]\nfirst = requests[0]\nprompt = request.arguments[0]\n")
+    assert sorted(lm_eval_knowledge_used(sample)) == sorted([
+        "lm_eval.models.huggingface", "results key 'exact_match,none'", "results key '_stderr,none'",
+        "setattr on HFLM", "setattr on lm_eval.evaluator", "setattr on HFLM.y", "argument 'lm' of a bound call",
+        "a bound call's arguments", "build_all_requests's argument 'limit'", "request tuple request[1]",
+        "request tuple request[2]"])

@@ -78,13 +78,12 @@ def test_the_readme_has_commands_of_both_kinds():
 
 @pytest.mark.parametrize("command", readme_commands(), ids=lambda command: " ".join(command)[:60])
 def test_every_readme_command_parses(parse_only, monkeypatch, command):
-    from lm_eval.__main__ import cli_evaluate
-
     from copy_tasks.cli import main
+    from copy_tasks.harness.lm_eval_internals import command_line
 
     monkeypatch.setattr(sys, "argv", ["lm_eval", *command[1:]])
     with pytest.raises(Parsed):
-        main(command[1:]) if command[0] == "copy-tasks" else cli_evaluate()
+        main(command[1:]) if command[0] == "copy-tasks" else command_line()()
 
 
 def test_every_relative_link_of_the_docs_resolves():

@@ -22,8 +22,8 @@ from collections.abc import Iterable, Mapping
 from copy_tasks.harness.lm_eval_internals import (
     group_subtasks,
     logged_samples,
-    metric_key,
     metric_of_key,
+    results_key,
     results_table,
 )
 
@@ -50,8 +50,8 @@ def fill_missing_metrics(results: dict, task: str, metrics: Iterable[str]) -> No
     if entry is None:
         return
     for metric in metrics:
-        entry.setdefault(metric_key(metric), NAN)
-        entry.setdefault(metric_key(metric, stderr=True), NAN)
+        entry.setdefault(results_key(metric), NAN)
+        entry.setdefault(results_key(metric, stderr=True), NAN)
         for sample in logged_samples(results, task):
             sample.setdefault(metric, NAN)
 

@@ -3,12 +3,14 @@ on and lm-eval does not promise to keep passes through here, and nowhere else.
 
 lm-eval 0.4 has no plugin interface, so copy-tasks wraps a few of its functions and reads a few of
 its internals. `tests/harness/test_lm_eval_internals.py` calls each of them as we use it (no
-source matching), and `tests/test_layers.py` checks that no other module imports an lm-eval
-private name or touches an underscore attribute of an lm-eval object, so an lm-eval upgrade that
-moves one fails in one named place.
+source matching), and `tests/test_layers.py` checks that no other module (of the package, its
+tests or benchmarks) imports an lm-eval private name, touches an underscore attribute, names an
+lm-eval module in a string, spells a results key, sets an attribute of an lm-eval object, reads a
+wrapped call's arguments by name or indexes a request tuple, so an lm-eval upgrade that moves one
+fails in one named place.
 
-The patches (`PATCH_TARGETS`; `copy_tasks.harness.registration` makes them, the start-up hook
-`copy_tasks.harness.startup` applies them when lm-eval imports the module):
+The patches (`PATCH_TARGETS`; `copy_tasks.harness.registration` makes them with `patch`, the
+start-up hook `copy_tasks.harness.startup` applies them when lm-eval imports the module):
 - `lm_eval.tasks._index.TaskIndex.build(paths, ...)`: the task index; our folder is indexed
   right after lm-eval's built-in tasks (a user's `--include_path` still comes last and wins), and
   lm-eval's own folder's index is kept in our cache between runs. Its `Entry` (name, kind,
@@ -41,7 +43,9 @@ The internals read, not patched:
   part; we add our docs' fingerprint to it (`request_cache_keyed_on`).
 - `lm_eval.models.huggingface.HFLM._loglikelihood_tokens(requests, disable_tqdm, override_bs)`
   and `HFLM._batch_scheduler`, with `lm_eval.models.utils.Collator`: `hf_fast` replaces the
-  first and batches as `hf` does.
+  first and batches as `hf` does; its requests are tuples (cache key, context tokens,
+  continuation tokens), read as `TokenRequest`s, and their answers go to lm-eval's response
+  cache as `hf` puts them there (`cache_answer`).
 - `lm_eval.api.model.CachingLM.lm` (`--use_cache` wraps the model) and vLLM's `_config`.
 - `Task.download` logs, for every task whose dataset is a function (ours are), a hint about
   RULER's `--metadata` (`max_seq_lengths`) on the logger `lm_eval.api.task`; it is wrong for
@@ -50,6 +54,17 @@ The internals read, not patched:
   (`fatal: not a git repository` outside a checkout); `git_hash_quietly` asks git quietly first.
 - the local `lm` of `lm_eval.evaluator.evaluate`, read from the call stack when our tasks
   build their requests in a run the start-up hook did not patch (`model_of_running_evaluate`).
+- the keys of lm-eval's results, `<metric>,<filter>` and `<metric>_stderr,<filter>`
+  (`results_key`, `parse_results_key`).
+- lm-eval's command line, `lm_eval.__main__.cli_evaluate` reading `sys.argv`, and the message
+  of its `_cli` package's parser of JSON arguments (`--model_args`, `--metadata`, ...):
+  `command_line`, `run_command_line`, `is_bad_json_argument`.
+- `lm_eval.models.huggingface` (`HF_BACKEND_MODULE`), imported when the `hf` backend loads: the
+  start-up hook registers our model types then.
+
+The patches' arguments are read by their names here, and only here: `evaluate_model_and_tasks`,
+`process_tasks_arguments`, `simple_evaluate_metadata_and_task_manager`, `with_response_cache_path`,
+`experiment_arguments` and `build_all_requests_arguments`.
 
 This module is imported at interpreter start (by the start-up hook): it imports nothing but `sys`.
 """
@@ -62,6 +77,7 @@ EVALUATOR_MODULE = "lm_eval.evaluator"
 TRACKER_MODULE = "lm_eval.loggers.evaluation_tracker"
 HF_MODULE = "lm_eval.models.huggingface"  # patched when our tasks bind an `hf` model, not at import
 PATCHED_MODULES = (INDEX_MODULE, CONFIG_MODULE, EVALUATOR_MODULE, TRACKER_MODULE)
+HF_BACKEND_MODULE = "lm_eval.models.huggingface"
 
 
 class PatchTarget:
@@ -82,6 +98,68 @@ PATCH_TARGETS = {
     "generation_stops": PatchTarget(HF_MODULE, lambda module: module, "stop_sequences_criteria"),
 }
 TASK_LOGGER = "lm_eval.api.task"
+_PATCHED = "_copy_tasks_patched"
+
+
+def patch(module, target: str, make_wrapper) -> None:
+    """Replace lm-eval's function `PATCH_TARGETS[target]` of `module` by `make_wrapper(it)`,
+    once: a function already wrapped is left as it is."""
+    import functools
+
+    where = PATCH_TARGETS[target]
+    owner = where.owner(module)
+    original = getattr(owner, where.attribute)
+    if getattr(original, _PATCHED, False):
+        return
+    wrapper = functools.wraps(original)(make_wrapper(original))
+    setattr(wrapper, _PATCHED, True)
+    setattr(owner, where.attribute, staticmethod(wrapper) if where.static else wrapper)
+
+
+def _bound(function, args: tuple, kwargs: dict):
+    """The arguments of a call of lm-eval's `function` (not checked: lm-eval checks them)."""
+    import inspect
+
+    return inspect.signature(function).bind_partial(*args, **kwargs)
+
+
+def evaluate_model_and_tasks(evaluate, args: tuple, kwargs: dict) -> tuple:
+    """(model, task dict) of a call of `lm_eval.evaluator.evaluate` (its `lm`, `task_dict`)."""
+    arguments = _bound(evaluate, args, kwargs).arguments
+    return arguments.get("lm"), arguments.get("task_dict")
+
+
+def process_tasks_arguments(process_tasks, args: tuple, kwargs: dict) -> tuple:
+    """(the `EvaluatorConfig`, the metadata given or None) of a call of its `process_tasks`."""
+    arguments = _bound(process_tasks, args, kwargs).arguments
+    return arguments.get("self"), arguments.get("metadata")
+
+
+def simple_evaluate_metadata_and_task_manager(simple_evaluate, args: tuple, kwargs: dict) -> tuple:
+    """(the `metadata` given or {}, the `task_manager` given or None) of a `simple_evaluate` call."""
+    arguments = _bound(simple_evaluate, args, kwargs).arguments
+    return arguments.get("metadata") or {}, arguments.get("task_manager")
+
+
+def with_response_cache_path(simple_evaluate, args: tuple, kwargs: dict, cache_path) -> tuple[tuple, dict]:
+    """The (args, kwargs) of a `simple_evaluate` call with its response cache (`use_cache=PATH`),
+    where it has one, at `cache_path(PATH, model, model_args)` instead."""
+    bound = _bound(simple_evaluate, args, kwargs)
+    if (path := bound.arguments.get("use_cache")) is not None:
+        bound.arguments["use_cache"] = cache_path(path, bound.arguments.get("model"), bound.arguments.get("model_args"))
+    return bound.args, bound.kwargs
+
+
+def experiment_arguments(log_experiment_args, args: tuple, kwargs: dict) -> tuple:
+    """(the tracker, `model_source`, `model_args`) of a call of `log_experiment_args`."""
+    arguments = _bound(log_experiment_args, args, kwargs).arguments
+    return arguments.get("self"), arguments.get("model_source"), arguments.get("model_args")
+
+
+def name_run(tracker_module, tracker, name: str) -> None:
+    """Name a run (`GeneralConfigTracker.model_name`, and its results folder's name)."""
+    tracker.model_name = name
+    tracker.model_name_sanitized = sanitized_model_name(tracker_module, name)
 CUSTOM_DATASET_HINT = "Custom kwargs can be passed to `--metadata`"
 
 
@@ -169,18 +247,69 @@ def request_cache_keyed_on(build_arguments: dict, tag: str) -> dict:
     return {**build_arguments, "tokenizer_name": f"{build_arguments.get('tokenizer_name') or ''}-copy_tasks-{tag}"}
 
 
+class BuildArguments:
+    """What a `Task.build_all_requests` call asks, read from its keyword arguments (None where
+    one is not given): the docs (`limit`, `samples`), the shard (`rank`, `world_size`), the
+    request cache (`cache_requests`) and the prompt form (`apply_chat_template`,
+    `system_instruction`)."""
+
+    def __init__(self, kwargs: dict):
+        self.limit, self.samples = kwargs.get("limit"), kwargs.get("samples")
+        self.rank, self.world_size = kwargs.get("rank"), kwargs.get("world_size")
+        self.cache_requests = kwargs.get("cache_requests")
+        self.apply_chat_template, self.system_instruction = kwargs.get("apply_chat_template"), kwargs.get(
+            "system_instruction")
+
+
+def build_all_requests_arguments(kwargs: dict) -> BuildArguments:
+    """`build_all_requests`' keyword arguments (all of them: lm-eval 0.4 takes no positional
+    ones), by what they ask.
+
+    >>> run = build_all_requests_arguments({"limit": 3, "rank": 1, "apply_chat_template": True})
+    >>> run.limit, run.samples, run.rank, run.apply_chat_template
+    (3, None, 1, True)
+    """
+    return BuildArguments(kwargs)
+
+
+def without_request_cache(build_arguments: dict) -> dict:
+    """`build_all_requests`' keyword arguments with lm-eval's request cache neither read nor written.
+
+    >>> without_request_cache({"cache_requests": True, "limit": 3})
+    {'cache_requests': False, 'limit': 3, 'rewrite_requests_cache': False}
+    """
+    return {**build_arguments, "cache_requests": False, "rewrite_requests_cache": False}
+
+
 def built_requests(task) -> list:
     """The requests (`Instance`s) a task built in `build_all_requests` (`Task.instances`)."""
     return task.instances or []
 
 
-def metric_key(metric: str, stderr: bool = False) -> str:
-    """The key of a metric in lm-eval's results under the `none` filter.
+NO_FILTER = "none"  # the filter name of a metric's results key when the task filters nothing
 
-    >>> metric_key("exact_match"), metric_key("exact_match", stderr=True)
-    ('exact_match,none', 'exact_match_stderr,none')
+
+def results_key(metric: str, filter_name: str = NO_FILTER, stderr: bool = False) -> str:
+    """The key of a metric (or its stderr) in lm-eval's results, under a filter (`none`: lm-eval's
+    name for no filter).
+
+    >>> results_key("exact_match"), results_key("exact_match", stderr=True), results_key("acc", "strict")
+    ('exact_match,none', 'exact_match_stderr,none', 'acc,strict')
     """
-    return f"{metric}{'_stderr' if stderr else ''},none"
+    return f"{metric}{'_stderr' if stderr else ''},{filter_name}"
+
+
+def parse_results_key(key: str) -> tuple[str, str, bool] | None:
+    """(metric, filter, whether it is the stderr) of a results key, or None for a key that is no
+    metric's (`alias`, `samples`...).
+
+    >>> parse_results_key("exact_match_stderr,none"), parse_results_key("acc,strict"), parse_results_key("alias")
+    (('exact_match', 'none', True), ('acc', 'strict', False), None)
+    """
+    if "," not in key:
+        return None
+    metric, _, filter_name = key.partition(",")
+    return metric.removesuffix("_stderr"), filter_name, metric.endswith("_stderr")
 
 
 def metric_of_key(key: str) -> str | None:
@@ -189,7 +318,8 @@ def metric_of_key(key: str) -> str | None:
     >>> metric_of_key("exact_match_stderr,none"), metric_of_key("alias")
     ('exact_match', None)
     """
-    return key.split(",", 1)[0].removesuffix("_stderr") if "," in key else None
+    parsed = parse_results_key(key)
+    return parsed[0] if parsed else None
 
 
 def results_table(results: dict, table: str = "results") -> dict:
@@ -245,13 +375,58 @@ def scored_tokens_hflm():
     return _SCORED_TOKENS_HFLM
 
 
+class TokenRequest(tuple):
+    """A token-level loglikelihood request of `HFLM`: lm-eval's tuple (cache key, context
+    tokens, continuation tokens), its parts named.
+
+    >>> request = TokenRequest(("key", [1, 2], [3]))
+    >>> request.cache_key, request.context, request.continuation
+    ('key', [1, 2], [3])
+    """
+
+    __slots__ = ()
+    cache_key = property(lambda self: self[0], doc="lm-eval's response cache's key of the request, or None")
+    context = property(lambda self: self[1], doc="the context's tokens")
+    continuation = property(lambda self: self[2], doc="the continuation's tokens")
+
+
+def cache_answer(lm, request: TokenRequest, answer: tuple) -> None:
+    """Hand a request's (log-probability, is_greedy) to lm-eval's response cache, as `hf` does."""
+    if request.cache_key is not None:
+        lm.cache_hook.add_partial("loglikelihood", request.cache_key, answer)
+
+
 def batched(lm, requests, sort_key, override_bs=None):
     """(the reordering, its batches) of token-level requests, as `hf` batches them: by
-    `--batch_size`, or by lm-eval's automatic batch sizes for `auto`. The results of the
-    batches, in order, go back through `reordering.get_original(results)`."""
+    `--batch_size`, or by lm-eval's automatic batch sizes for `auto`. The batches hold
+    `TokenRequest`s (`sort_key` is given them too); their results, in order, go back through
+    `reordering.get_original(results)`."""
     from lm_eval.models.utils import Collator
 
-    reordering = Collator(requests, sort_fn=sort_key)
+    reordering = Collator([TokenRequest(request) for request in requests], sort_fn=sort_key)
     automatic = lm.batch_size == "auto" and not override_bs
     size = override_bs or (0 if automatic else lm.batch_size)
     return reordering, reordering.get_batched(n=size, batch_fn=lm._batch_scheduler if automatic else None)
+
+
+def command_line():
+    """lm-eval's command line (`lm_eval`), imported: ImportError where lm-eval cannot be."""
+    from lm_eval.__main__ import cli_evaluate
+
+    return cli_evaluate
+
+
+def run_command_line(cli_evaluate, arguments: list[str]) -> None:
+    """Run lm-eval's command line (`command_line()`) as `lm_eval run ARGUMENTS`."""
+    sys.argv = ["lm-eval", "run", *arguments]
+    cli_evaluate()
+
+
+def is_bad_json_argument(error: Exception) -> bool:
+    """Whether `error` is lm-eval's command line refusing an argument that is not JSON
+    (`--model_args`, `--metadata`, ...): a user's mistake, told in one line.
+
+    >>> is_bad_json_argument(ValueError("Invalid JSON: {x}. Hint: ...")), is_bad_json_argument(ValueError("other"))
+    (True, False)
+    """
+    return isinstance(error, ValueError) and str(error).startswith("Invalid JSON")

@@ -5,7 +5,8 @@ lm-eval 0.4.x has no plugin mechanism: `TaskManager` indexes `lm_eval/tasks/**.y
 `--include_path`. The start-up hook (`copy_tasks._autoregister`, run by `copy_tasks.pth` in
 every interpreter of the environment; `copy_tasks.harness.startup`) waits for lm-eval's modules
 to be imported and then makes the patches below, on the targets `lm_eval_internals.PATCH_TARGETS`
-names (what each is for is said there, once). Our tasks' folder is indexed, deduplicated by
+names (what each is for is said there, once), through `lm_eval_internals.patch`, which also
+reads the wrapped calls' arguments for us. Our tasks' folder is indexed, deduplicated by
 resolved path; a command-line run checks our options and data sources before it loads a model
 (`copy_tasks.harness.cli_checks`); our tasks see the model before lm-eval builds their requests
 (`copy_tasks.harness.task`), and what `evaluate` returns is completed
@@ -20,7 +21,6 @@ logs one warning saying so.
 from __future__ import annotations
 
 import functools
-import inspect
 import logging
 import sys
 from pathlib import Path
@@ -29,7 +29,6 @@ from typing import Any, NoReturn
 from copy_tasks.harness import lm_eval_internals as internals
 
 log = logging.getLogger("copy_tasks")
-_PATCHED = "_copy_tasks_patched"
 
 
 def task_config_dir() -> Path:
@@ -62,18 +61,6 @@ def with_our_tasks(paths: list[Path], builtin_dir: Path) -> list[Path]:
     return unique
 
 
-def _wrap_once(module: Any, target: str, make_wrapper) -> None:
-    """Replace lm-eval's function `PATCH_TARGETS[target]` of `module` by `make_wrapper(it)`, once."""
-    where = internals.PATCH_TARGETS[target]
-    owner = where.owner(module)
-    original = getattr(owner, where.attribute)
-    if getattr(original, _PATCHED, False):
-        return
-    wrapper = functools.wraps(original)(make_wrapper(original))
-    setattr(wrapper, _PATCHED, True)
-    setattr(owner, where.attribute, staticmethod(wrapper) if where.static else wrapper)
-
-
 def patch_task_index(index_module: Any) -> None:
     """Wrap `TaskIndex.build` so that our folder is indexed, and lm-eval's own folder's index
     is read from our cache (`copy_tasks.harness.task_index_cache`) (idempotent)."""
@@ -95,7 +82,7 @@ def patch_task_index(index_module: Any) -> None:
 
         return build_with_ours
 
-    _wrap_once(index_module, "task_index", make)
+    internals.patch(index_module, "task_index", make)
 
 
 COMMAND_LINE = {"run": False}  # set when a command-line run builds its tasks (`patch_option_checks`)
@@ -106,15 +93,16 @@ def patch_option_checks(config_module: Any) -> None:
     from copy_tasks.harness.cli_checks import check_or_exit
 
     def make(process_tasks):
-        def checked(self, metadata=None, *args, **kwargs):
+        def checked(*args, **kwargs):
             COMMAND_LINE["run"] = True
-            config_metadata, tasks, model, batch_size, model_args = internals.evaluator_config_fields(self)
+            config, metadata = internals.process_tasks_arguments(process_tasks, args, kwargs)
+            config_metadata, tasks, model, batch_size, model_args = internals.evaluator_config_fields(config)
             check_or_exit(metadata or config_metadata or {}, tasks, model, batch_size, model_args)
-            return process_tasks(self, metadata, *args, **kwargs)
+            return process_tasks(*args, **kwargs)
 
         return checked
 
-    _wrap_once(config_module, "option_checks", make)
+    internals.patch(config_module, "option_checks", make)
 
 
 def bind_model_to_tasks(lm: Any, task_dict: Any) -> list:
@@ -139,12 +127,9 @@ def patch_evaluator(evaluator_module: Any) -> None:
     from copy_tasks.harness.complete_results import complete_results
     from copy_tasks.probes.options import UserError
 
-    signature = inspect.signature(internals.PATCH_TARGETS["evaluate"].owner(evaluator_module).evaluate)
-
     def make(evaluate):
         def evaluate_with_our_tasks_bound(*args, **kwargs):
-            arguments = signature.bind_partial(*args, **kwargs).arguments
-            ours = bind_model_to_tasks(arguments.get("lm"), arguments.get("task_dict"))
+            ours = bind_model_to_tasks(*internals.evaluate_model_and_tasks(evaluate, args, kwargs))
             try:
                 return complete_results(evaluate(*args, **kwargs), ours)
             except UserError as error:
@@ -152,10 +137,10 @@ def patch_evaluator(evaluator_module: Any) -> None:
 
         return evaluate_with_our_tasks_bound
 
-    _wrap_once(evaluator_module, "evaluate", make)
-    _wrap_once(evaluator_module, "simple_evaluate",
+    internals.patch(evaluator_module, "evaluate", make)
+    internals.patch(evaluator_module, "simple_evaluate",
                lambda original: refuse_dropped_metadata(response_cache_per_model(original)))
-    _wrap_once(evaluator_module, "git_hash", internals.git_hash_quietly)
+    internals.patch(evaluator_module, "git_hash", internals.git_hash_quietly)
 
 
 def exit_in_one_line_on_the_command_line(error: Exception) -> NoReturn:
@@ -175,11 +160,8 @@ def refuse_dropped_metadata(original):
     as it makes the model (a bad model arg of our models) is one line on the command line."""
     from copy_tasks.probes.options import PREFIX, UserError
 
-    signature = inspect.signature(original)
-
     def checked(*args, **kwargs):
-        arguments = signature.bind_partial(*args, **kwargs).arguments
-        metadata, manager = arguments.get("metadata") or {}, arguments.get("task_manager")
+        metadata, manager = internals.simple_evaluate_metadata_and_task_manager(original, args, kwargs)
         kept = (getattr(manager, "metadata", None) or {}) if manager is not None else metadata
         dropped = sorted(key for key in metadata if str(key).startswith(PREFIX)
                          and (not isinstance(kept, dict) or kept.get(key) != metadata[key]))
@@ -231,15 +213,10 @@ def response_cache_per_model(original):
     `--use_cache PATH`) kept apart per model and arguments (`response_cache_path`): lm-eval
     (0.4.13) writes `PATH_<model>-<digest>_rank<N>.db`, and a model that shares PATH with
     another is never served the other's answers."""
-    signature = inspect.signature(original)
-
     @functools.wraps(original)
     def separated(*args, **kwargs):
-        bound = signature.bind_partial(*args, **kwargs)
-        if (path := bound.arguments.get("use_cache")) is not None:
-            bound.arguments["use_cache"] = response_cache_path(path, bound.arguments.get("model"),
-                                                               bound.arguments.get("model_args"))
-        return original(*bound.args, **bound.kwargs)
+        args, kwargs = internals.with_response_cache_path(original, args, kwargs, response_cache_path)
+        return original(*args, **kwargs)
 
     return separated
 
@@ -249,22 +226,16 @@ def patch_run_naming(tracker_module: Any) -> None:
     named after the model and its args (idempotent)."""
     from copy_tasks.harness.model_info import ANALYTIC_MARKER, analytic_model_name
 
-    target = internals.PATCH_TARGETS["run_naming"]
-    signature = inspect.signature(getattr(target.owner(tracker_module), target.attribute))
-
     def make(log_experiment_args):
         def named(*args, **kwargs):
             log_experiment_args(*args, **kwargs)
-            arguments = signature.bind_partial(*args, **kwargs).arguments
-            source = arguments.get("model_source")
+            tracker, source, model_args = internals.experiment_arguments(log_experiment_args, args, kwargs)
             if isinstance(source, str) and getattr(internals.model_class(source), ANALYTIC_MARKER, False):
-                self = arguments["self"]
-                self.model_name = analytic_model_name(source, arguments.get("model_args"))
-                self.model_name_sanitized = internals.sanitized_model_name(tracker_module, self.model_name)
+                internals.name_run(tracker_module, tracker, analytic_model_name(source, model_args))
 
         return named
 
-    _wrap_once(tracker_module, "run_naming", make)
+    internals.patch(tracker_module, "run_naming", make)
 
 
 PATCHES = {internals.INDEX_MODULE: patch_task_index, internals.CONFIG_MODULE: patch_option_checks,

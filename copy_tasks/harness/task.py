@@ -48,10 +48,12 @@ from copy_tasks.common.version import __version__
 from copy_tasks.harness.answer_stops import register_rows
 from copy_tasks.harness.backend_limits import BackendLimits, backend_limits, log, warn_once
 from copy_tasks.harness.lm_eval_internals import (
+    build_all_requests_arguments,
     built_requests,
     model_of_running_evaluate,
     request_cache_keyed_on,
     without_custom_dataset_hint,
+    without_request_cache,
 )
 from copy_tasks.harness.model_info import model_type_of, positions_of, prepared_source
 from copy_tasks.harness.state_size import state_bits_of
@@ -235,30 +237,30 @@ class CopyTask(ConfigurableTask):
         keys it on the task's name and settings only, so a run with another seed would pair
         the old prompts' answers with the new docs. Requests read from the cache are fitted to
         this run's model as built ones are, after a check that each is this run's doc."""
-        self.chat = bool(kwargs.get("apply_chat_template"))
+        run = build_all_requests_arguments(kwargs)
+        self.chat = bool(run.apply_chat_template)
         if self.limits is NOT_BOUND and (lm := model_of_running_evaluate()) is not None:
             self.bind_model(lm)  # the start-up hook is off: our evaluate patch did not run
-        self.record_run_settings(kwargs.get("limit"), kwargs.get("samples"))
+        self.record_run_settings(run.limit, run.samples)
         built = None
-        if kwargs.get("cache_requests"):
-            kwargs = request_cache_keyed_on(kwargs, self.request_cache_tag(kwargs.get("samples")))
-            if kwargs.get("apply_chat_template") or kwargs.get("system_instruction"):
+        if run.cache_requests:
+            kwargs = request_cache_keyed_on(kwargs, self.request_cache_tag(run.samples))
+            if run.apply_chat_template or run.system_instruction:
                 # The prompt then depends on a template or instruction the cache key does not hold: what
                 # this run sends, built as without the cache, is what the cached requests must equal.
                 with template_errors_explained(self.config.task):
-                    super().build_all_requests(*args, **{**kwargs, "cache_requests": False,
-                                                         "rewrite_requests_cache": False})
+                    super().build_all_requests(*args, **without_request_cache(kwargs))
                 built = {(request.doc_id, request.idx): request_signature(request) for request in built_requests(self)}
                 self.overflow, self.budgets, self.prompt_tokens = {}, set(), {}
         with template_errors_explained(self.config.task):
             super().build_all_requests(*args, **kwargs)
         if not self.overflow:  # lm-eval took the requests from its cache: construct_requests did not run
-            self.check_cached_requests(self.docs_scored(**kwargs), built)
+            self.check_cached_requests(self.docs_scored(run.limit, run.samples, run.rank, run.world_size), built)
             for request in built_requests(self):
                 self.fit_request(request)
-        self.record_system_instruction(kwargs.get("system_instruction"))
-        self.share_between_ranks(kwargs.get("world_size") or 1)
-        self.record_overflow(log_it=not kwargs.get("rank"))
+        self.record_system_instruction(run.system_instruction)
+        self.share_between_ranks(run.world_size or 1)
+        self.record_overflow(log_it=not run.rank)
 
     def record_system_instruction(self, instruction: str | None) -> None:
         """Record whether lm-eval's `--system_instruction` is in the prompts really sent: a chat
@@ -287,7 +289,7 @@ class CopyTask(ConfigurableTask):
                       "are defined with (the paper's protocol): scores are not comparable with greedy runs, and "
                       "the leaderboard flags them not_greedy.")
 
-    def docs_scored(self, limit=None, samples=None, rank=0, world_size=1, **_) -> dict[int, dict]:
+    def docs_scored(self, limit=None, samples=None, rank=0, world_size=1) -> dict[int, dict]:
         """Doc id -> doc, as lm-eval's evaluate pairs this run's requests with docs (under
         `--samples` the chosen docs are numbered 0, 1, ... in the order of the task's docs)."""
         return dict(self.doc_iterator(rank=rank or 0, limit=limit, world_size=world_size or 1, samples=samples))

@@ -26,7 +26,7 @@ import torch
 from lm_eval.api.registry import register_model
 from tqdm import tqdm
 
-from copy_tasks.harness.lm_eval_internals import batched, scored_tokens_hflm
+from copy_tasks.harness.lm_eval_internals import batched, cache_answer, scored_tokens_hflm
 from copy_tasks.models.banded_attention import use_banded_attention
 
 log = logging.getLogger("copy_tasks")
@@ -50,7 +50,7 @@ def last_positions(logits: torch.Tensor, keep: int, width: int) -> torch.Tensor:
 
 def _length_order(request) -> tuple:
     """Longest first (as `hf` orders them), so a batch holds requests of similar lengths."""
-    tokens = request[1] + request[2]
+    tokens = request.context + request.continuation
     return -len(tokens), tuple(tokens)
 
 
@@ -70,17 +70,16 @@ class FastLoglikelihoodHFLM(scored_tokens_hflm()):
         with tqdm(total=len(requests), disable=disable_tqdm or self.rank != 0,
                   desc="Running loglikelihood requests") as progress:
             for chunk in chunks:
-                for (cache_key, _, _), answer in zip(chunk, self._score_batch(chunk)):
+                for request, answer in zip(chunk, self._score_batch(chunk)):
                     results.append(answer)
-                    if cache_key is not None:
-                        self.cache_hook.add_partial("loglikelihood", cache_key, answer)
+                    cache_answer(self, request, answer)
                     progress.update(1)
         return ordered.get_original(results)
 
     def _score_batch(self, chunk) -> list[tuple[float, bool]]:
         """(log-probability, is_greedy) of each request of a batch, from one forward pass."""
-        rows = [(context + continuation)[-(self.max_length + 1):] for _, context, continuation in chunk]
-        scored = [min(len(continuation), len(row) - 1) for (_, _, continuation), row in zip(chunk, rows)]
+        rows = [(request.context + request.continuation)[-(self.max_length + 1):] for request in chunk]
+        scored = [min(len(request.continuation), len(row) - 1) for request, row in zip(chunk, rows)]
         width = max(len(row) - 1 for row in rows)
         # Each row's scored logits sit at positions [len - 1 - scored, len - 1) of its input.
         keep = max(width - (len(row) - 1 - count) for row, count in zip(rows, scored))

@@ -34,6 +34,7 @@ import shutil
 import sys
 from pathlib import Path
 
+from copy_tasks.harness.lm_eval_internals import results_key
 from copy_tasks.probes.families import FAMILIES, parse_task_name
 from copy_tasks.probes.family import GENERATION
 from copy_tasks.probes.options import PREFIX, RECORDED_KEYS, TASK_KEYS, Recorded, UserError, one_line_errors
@@ -210,7 +211,7 @@ def rescore_task(results: dict, task: str, samples: list[dict]) -> None:
     entry = results["results"][task]
     for name in family.generation_metrics:
         values = [sample[name] for sample in samples if not math.isnan(sample[name])]
-        entry[f"{name},none"], entry[f"{name}_stderr,none"] = aggregate(values)
+        entry[results_key(name)], entry[results_key(name, stderr=True)] = aggregate(values)
     config = results["configs"][task]
     config["metadata"].setdefault(Recorded.RESCORED_FROM, results["versions"][task])
     config["metadata"]["version"] = float(family.task_version)

@@ -3,7 +3,7 @@
 `lm_eval --output_path DIR` writes `DIR/<model>/results_<date>.json` (`--output_path
 DIR/<name>.json`: `DIR/<name>_<date>.json`), and with `--log_samples` a
 `samples_<task>_<date>.jsonl` beside it per task. A results file holds, per task, the metric
-values and stderrs (`"exact_match,none": 0.9`, `"exact_match_stderr,none": 0.1`), the task
+values and stderrs (keyed by metric and filter: `copy_tasks.harness.lm_eval_internals.results_key`), the task
 configs (whose `metadata` carries what our tasks recorded: `copy_tasks.probes.options.Recorded`),
 and the run's model and settings. Here: finding them (`find_result_files`), reading them
 (`read_results`, `read_samples`, `samples_beside`, `metric_scores`), and writing the
@@ -19,6 +19,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from copy_tasks.harness.lm_eval_internals import results_key
 
 
 @dataclass(frozen=True)
@@ -139,7 +141,7 @@ def metric_scores(folder: Path, metric: str = "exact_match") -> dict[str, float 
     data = read_results(newest)
     if not isinstance(data, dict) or not isinstance(data.get("results"), dict):
         raise UnreadableResults(f"{newest} is not an lm-eval results file (no \"results\" object)")
-    return {task: values.get(f"{metric},none") if isinstance(values, dict) else None
+    return {task: values.get(results_key(metric)) if isinstance(values, dict) else None
             for task, values in data["results"].items()}
 
 

@@ -13,6 +13,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from copy_tasks.harness.lm_eval_internals import NO_FILTER, parse_results_key, results_key
 from copy_tasks.harness.model_types import SSM, TRANSFORMER, architecture_of
 from copy_tasks.models import REFERENCE_MODELS
 from copy_tasks.probes.families import FAMILIES, parse_task_name
@@ -146,7 +147,8 @@ def _our_tasks(path: Path, data: Any) -> tuple[dict[str, tuple[str, str, int]], 
         tasks = ", ".join(sorted(data["results"])) or "none"
         return {}, [Problem(str(path), f"has no copy-tasks task (its tasks: {tasks}); skipped", skipped=True)]
     results = {task: _mapping(data["results"][task], f"results.{task}") for task in ours}
-    if all(any(key.startswith(PREDICT_ONLY_METRIC + ",") for key in results[task]) for task in ours):
+    if all(any(parsed[0] == PREDICT_ONLY_METRIC and not parsed[2] for parsed in map(parse_results_key, results[task])
+               if parsed) for task in ours):
         return {}, [Problem(str(path), "holds predictions only (lm-eval --predict_only: no scores); left out")]
     return ours, []
 
@@ -240,13 +242,14 @@ def _metric_rows(path: Path, task: str, values: dict, common: dict) -> tuple[lis
     """A row per metric of one task; values that are not plausible numbers are left empty, named."""
     rows, problems = [], []
     for key in sorted(values):
-        if key in SKIPPED_RESULT_KEYS or "_stderr," in key or key.startswith(PREDICT_ONLY_METRIC + ","):
+        parsed = parse_results_key(key)
+        if key in SKIPPED_RESULT_KEYS or parsed and (parsed[2] or parsed[0] == PREDICT_ONLY_METRIC):
             continue
-        metric, _, metric_filter = key.partition(",")
+        metric, metric_filter, _ = parsed or (key, "", False)
         if not metric.strip():  # a row's key is (run, task, metric): a nameless metric cannot be a row
             problems.append(Problem(str(path), f"{task}: a metric with no name ({_shown(key)}); left out"))
             continue
-        value, stderr = values[key], values.get(f"{metric}_stderr,{metric_filter}")
+        value, stderr = values[key], values.get(results_key(metric, metric_filter, stderr=True))
         if finite_number(value) is None and not _is_missing(value):
             problems.append(Problem(str(path), f"{task}: {metric} = {_shown(value)} is not a finite number of "
                                                "plausible size; left empty"))
@@ -256,6 +259,6 @@ def _metric_rows(path: Path, task: str, values: dict, common: dict) -> tuple[lis
             problems.append(Problem(str(path), f"{task}: {metric} has stderr {_shown(stderr)}, not a number >= 0; "
                                                "left empty"))
             stderr = None
-        rows.append(LeaderboardRow(**common, metric=metric if metric_filter in ("none", "") else key,
+        rows.append(LeaderboardRow(**common, metric=metric if metric_filter in (NO_FILTER, "") else key,
                                    value=finite_number(value), stderr=finite_number(stderr)))
     return rows, problems

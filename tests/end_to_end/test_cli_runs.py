@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 from conftest import read_results, run_command
 
+from copy_tasks.harness.lm_eval_internals import results_key
+
 pytestmark = pytest.mark.slow  # every test here runs lm-eval or copy-tasks end to end
 
 
@@ -28,8 +30,8 @@ def test_tasks_at_new_lengths_run_through_lm_eval(tmp_path):
     )
     assert result.returncode == 0, result.stderr[-3000:]
     results, samples = read_results(tmp_path / "out")
-    assert results["results"]["phonebook_copy_60"]["exact_match,none"] == 1.0
-    assert results["results"]["phonebook_copy_tf_60"]["exact_match,none"] == 1.0
+    assert results["results"]["phonebook_copy_60"][results_key("exact_match")] == 1.0
+    assert results["results"]["phonebook_copy_tf_60"][results_key("exact_match")] == 1.0
     assert samples["phonebook_copy_60"][0]["doc"]["prompt"].count("\n") == 60 + 4
 
 

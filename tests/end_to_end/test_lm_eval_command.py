@@ -16,6 +16,7 @@ from conftest import read_results, run_command
 from text_corpus import write_corpus
 
 from copy_tasks.experiments.tiny_models import stop_at_once
+from copy_tasks.harness.lm_eval_internals import results_key
 from copy_tasks.probes.families import FAMILIES
 from copy_tasks.probes.task_docs import generate_docs
 
@@ -77,15 +78,15 @@ def test_every_length_that_fits_reports_exact_match_with_stderr(shared_run):
     for task in TASKS:
         metrics = results["results"][task]
         assert results["n-samples"][task]["effective"] == 2
-        if metrics["overflow,none"] == 0.0:
-            assert not math.isnan(metrics["exact_match,none"])
-            assert isinstance(metrics["exact_match_stderr,none"], float)
-        elif metrics["overflow,none"] == 1.0:  # no doc fits: every metric NaN, none absent
-            assert math.isnan(metrics["exact_match,none"])
-    assert results["results"]["phonebook_copy_100"]["overflow,none"] == 0.0
+        if metrics[results_key("overflow")] == 0.0:
+            assert not math.isnan(metrics[results_key("exact_match")])
+            assert isinstance(metrics[results_key("exact_match", stderr=True)], float)
+        elif metrics[results_key("overflow")] == 1.0:  # no doc fits: every metric NaN, none absent
+            assert math.isnan(metrics[results_key("exact_match")])
+    assert results["results"]["phonebook_copy_100"][results_key("overflow")] == 0.0
     for group in ("phonebook_copy", "phonebook_copy_tf"):  # long books are cut: the group mean is NaN
-        assert math.isnan(results["results"][group]["exact_match,none"])
-        assert results["results"][group]["overflow,none"] > 0
+        assert math.isnan(results["results"][group][results_key("exact_match")])
+        assert results["results"][group][results_key("overflow")] > 0
 
 
 def test_seed_and_doc_count_are_recorded_and_used(shared_run):
@@ -108,9 +109,9 @@ def test_long_books_are_flagged_as_overflowing(shared_run):
     (results, _), stderr, _ = shared_run
     # The tiny models read 2048 tokens; 500 entries take about 6,000.
     for task in ("phonebook_copy_500", "phonebook_copy_1000", "phonebook_copy_tf_1000"):
-        assert results["results"][task]["overflow,none"] == 1.0
+        assert results["results"][task][results_key("overflow")] == 1.0
         assert results["configs"][task]["metadata"]["copy_tasks_overflow_docs"] == 2  # the docs that ran
-    assert results["results"]["phonebook_copy_20"]["overflow,none"] == 0.0
+    assert results["results"]["phonebook_copy_20"][results_key("overflow")] == 0.0
     assert "phonebook_copy_1000: 2 of 2 docs do not fit the context of 2048 tokens" in stderr
 
 
@@ -150,9 +151,9 @@ def test_lookup_families_in_both_formats(stopping_models, tmp_path, fmt):
     )
     assert result.returncode == 0, result.stderr[-3000:]
     results, samples = read_results(tmp_path)
-    assert {"exact_match,none", "symbol_accuracy,none", "overflow,none"} <= set(
+    assert {results_key("exact_match"), results_key("symbol_accuracy"), results_key("overflow")} <= set(
         results["results"]["lookup_suffix_50"])
-    assert {"exact_match,none", "logprob,none"} <= set(results["results"]["lookup_prefix_tf_50"])
+    assert {results_key("exact_match"), results_key("logprob")} <= set(results["results"]["lookup_prefix_tf_50"])
     assert results["configs"]["lookup_prefix_50"]["metadata"]["copy_tasks_lookup_format"] == fmt
     suffix, prefix = samples["lookup_suffix_50"], samples["lookup_prefix_50"]
     for s, p in zip(suffix, prefix):
@@ -168,14 +169,15 @@ def test_lookup_families_in_both_formats(stopping_models, tmp_path, fmt):
 def test_copy_families_from_a_local_text_file(shared_run):
     (results, samples), _, corpus = shared_run
     for task in COPY_TASKS:
-        assert {"exact_match,none", "prefix_match,none", "authors_exact_match,none", "overflow,none"} <= set(
-            results["results"][task])
+        assert {results_key(metric) for metric in ("exact_match", "prefix_match", "authors_exact_match", "overflow")
+                } <= set(results["results"][task])
         for sample in samples[task]:
             budget = sample["arguments"]["gen_args_0"]["arg_1"]["max_gen_toks"]
             assert budget == FAMILIES[sample["doc"]["family"]].generation_budget(sample["doc"])
             assert sample["arguments"]["gen_args_0"]["arg_1"]["until"] == ["\n\n"]
     for task in SCORED_COPY_TASKS:
-        assert {"exact_match,none", "logprob,none", "bits_per_char,none"} <= set(results["results"][task])
+        assert {results_key(metric) for metric in ("exact_match", "logprob", "bits_per_char")} <= set(
+            results["results"][task])
     c4_text = (corpus / "doc2.txt").read_text().split()
     for sample in samples["c4_copy_25"]:
         passage = sample["doc"]["prompt"].split("\n\n")[0].split()
@@ -203,4 +205,4 @@ def test_copy_tasks_run_is_lm_eval_run_with_hf_models(stopping_models, tmp_path)
         cwd=tmp_path,
     )
     assert result.returncode == 0, result.stderr[-3000:]
-    assert read_results(tmp_path)[0]["results"]["phonebook_copy_20"]["exact_match,none"] in (0.0, 1.0)
+    assert read_results(tmp_path)[0]["results"]["phonebook_copy_20"][results_key("exact_match")] in (0.0, 1.0)

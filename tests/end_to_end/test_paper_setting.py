@@ -12,6 +12,7 @@ from conftest import read_results, run_command
 from text_corpus import document, write_corpus
 
 from copy_tasks.experiments.tiny_models import build_tiny_model, phone_book_texts, stop_at_once
+from copy_tasks.harness.lm_eval_internals import results_key
 from copy_tasks.probes.budgets import ANSWER_MARGIN, OVERFLOW_BUDGET
 from copy_tasks.probes.families import FAMILIES, parse_task_name
 
@@ -84,7 +85,7 @@ def test_every_task_and_group_holds_every_metric(paper_setting_run):
         family, variant, _ = parsed
         names = ("exact_match", "logprob", "bits_per_char") if variant == "teacher_forced" else \
             FAMILIES[family].generation_metrics
-        assert {f"{name},none" for name in (*names, "overflow")} <= set(metrics), task
+        assert {results_key(name) for name in (*names, "overflow")} <= set(metrics), task
     for group in ("phonebook_copy", "random_copy", "c4_copy"):
-        assert math.isnan(results["results"][group]["exact_match,none"])  # some length did not fit
-        assert 0 < results["results"][group]["overflow,none"] < 1
+        assert math.isnan(results["results"][group][results_key("exact_match")])  # some length did not fit
+        assert 0 < results["results"][group][results_key("overflow")] < 1

@@ -9,6 +9,7 @@ import pytest
 from conftest import COPY_FAMILIES, read_results, run_command
 from text_corpus import write_corpus
 
+from copy_tasks.harness.lm_eval_internals import results_key
 from copy_tasks.probes.families import FAMILIES
 
 pytestmark = pytest.mark.slow  # every test here runs lm-eval or copy-tasks end to end
@@ -29,7 +30,7 @@ def test_copy_tasks_run_with_the_copier(tmp_path):
     results, _ = read_results(tmp_path / "out")
     tasks = [name for name in results["results"] if name[-1].isdigit()]
     assert len(tasks) == sum(2 * len(FAMILIES[family].lengths) for family in COPY_FAMILIES)
-    assert {results["results"][task]["exact_match,none"] for task in tasks} == {1.0}
+    assert {results["results"][task][results_key("exact_match")] for task in tasks} == {1.0}
 
 
 BITS_50 = 276  # the published B: 50 letters at 4.70 bits and room for control
@@ -45,7 +46,7 @@ def test_copy_tasks_run_with_the_bounded_state_model(tmp_path):
     assert result.returncode == 0, result.stderr[-3000:]
     recorded = read_results(tmp_path / "out")[0]
     results = recorded["results"]
-    assert [results[t]["exact_match,none"] for t in ("random_copy_20", "random_copy_100", "random_copy_tf_20",
+    assert [results[t][results_key("exact_match")] for t in ("random_copy_20", "random_copy_100", "random_copy_tf_20",
                                                      "lookup_prefix_tf_1000")] == [1.0, 0.0, 1.0, 1.0]
     assert {config["metadata"]["copy_tasks_state_bits"] for config in recorded["configs"].values()} == {BITS_50}
     # the leaderboard puts its budget in the state_bits column and on the state-size axis

@@ -12,6 +12,7 @@ from conftest import read_results, run_command
 from lm_eval.caching import cache
 
 import copy_tasks
+from copy_tasks.harness.lm_eval_internals import results_key
 from copy_tasks.probes.options import UserError
 
 pytestmark = pytest.mark.slow
@@ -42,12 +43,12 @@ def test_a_cached_run_with_another_seed_scores_its_own_docs(tmp_path, cache_fold
     second, samples, log = cached_run(tmp_path, "seed7", 7)
     third, _, third_log = cached_run(tmp_path, "seed7-again", 7)
     for results in (first, second, third):  # the perfect copier: every doc right, none cut
-        assert results["results"]["random_copy_20"]["exact_match,none"] == 1.0
-        assert results["results"]["random_copy_tf_20"]["exact_match,none"] == 1.0
+        assert results["results"]["random_copy_20"][results_key("exact_match")] == 1.0
+        assert results["results"]["random_copy_tf_20"][results_key("exact_match")] == 1.0
         assert results["configs"]["random_copy_20"]["metadata"]["copy_tasks_overflow_docs"] == 0
     assert "Building contexts for random_copy_20" in log  # seed 7: not served from seed 1234's cache
     assert "Building contexts for random_copy_20" not in third_log  # the same docs: served from the cache
-    assert third["results"]["random_copy_20"]["overflow,none"] == 0.0  # fitted, not NaN
+    assert third["results"]["random_copy_20"][results_key("overflow")] == 0.0  # fitted, not NaN
     sha = {results["configs"]["random_copy_20"]["metadata"]["copy_tasks_docs_sha256"] for results in (first, second)}
     assert len(sha) == 2
     for sample in samples["random_copy_20"]:
@@ -116,7 +117,7 @@ def test_samples_after_a_full_cached_run_are_sent_their_own_prompts(cache_folder
     cached_evaluate(tasks)
     chosen = cached_evaluate(tasks, samples={task: [3] for task in tasks})
     for task in tasks:
-        assert chosen["results"][task]["exact_match,none"] == 1.0
+        assert chosen["results"][task][results_key("exact_match")] == 1.0
         (sample,) = chosen["samples"][task]
         assert sample["doc_id"] == sample["doc"]["index"] == 3
         assert all(arguments[0].startswith(sample["doc"]["prompt"]) for arguments in sample["arguments"])
@@ -127,7 +128,7 @@ def test_a_full_cached_run_after_samples_scores_every_doc(cache_folder):
     by the full run, which failed after the model ran on "asks 1 question(s); got 0 answer(s)"."""
     cached_evaluate(["lookup_suffix_20"], samples={"lookup_suffix_20": [0]})
     full = cached_evaluate(["lookup_suffix_20"])
-    assert full["results"]["lookup_suffix_20"]["exact_match,none"] == 1.0
+    assert full["results"]["lookup_suffix_20"][results_key("exact_match")] == 1.0
     assert [sample["doc_id"] for sample in full["samples"]["lookup_suffix_20"]] == [0, 1, 2, 3]
 
 

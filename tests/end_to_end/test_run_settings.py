@@ -12,6 +12,7 @@ from conftest import read_results, run_command
 from lm_eval.caching import cache
 
 import copy_tasks
+from copy_tasks.harness.lm_eval_internals import results_key
 from copy_tasks.probes.families import FAMILIES
 from copy_tasks.probes.options import UserError
 from copy_tasks.report.positions import third_of
@@ -139,9 +140,9 @@ def test_with_the_start_up_hook_off_a_cut_prompt_is_detected_not_scored(tiny_mod
         cwd=tmp_path, COPY_TASKS_AUTOREGISTER="0")
     assert result.returncode == 0, result.stderr[-3000:]
     results, _ = read_results(tmp_path)
-    assert results["results"]["phonebook_copy_50"]["overflow,none"] == 1.0
-    assert "exact_match,none" not in results["results"]["phonebook_copy_50"]  # never scored
-    assert results["results"]["phonebook_copy_10"]["overflow,none"] == 0.0
+    assert results["results"]["phonebook_copy_50"][results_key("overflow")] == 1.0
+    assert results_key("exact_match") not in results["results"]["phonebook_copy_50"]  # never scored
+    assert results["results"]["phonebook_copy_10"][results_key("overflow")] == 0.0
     assert results["configs"]["phonebook_copy_50"]["metadata"]["copy_tasks_overflow_docs"] == 2
 
 
@@ -234,7 +235,7 @@ def test_two_models_sharing_a_response_cache_are_each_served_their_own_answers(t
         results = lm_eval.simple_evaluate(model=model, model_args=model_args, tasks=["lookup_suffix_100"],
                                           use_cache=str(tmp_path / "U"),
                                           task_manager=copy_tasks.task_manager(metadata={"copy_tasks_docs": 6}))
-        return results["results"]["lookup_suffix_100"]["exact_match,none"]
+        return results["results"]["lookup_suffix_100"][results_key("exact_match")]
 
     assert run("ngram_copier") == 1.0
     assert run("bounded_state", "bits=276") == pytest.approx(1 / 6)

@@ -8,6 +8,7 @@ import pytest
 from conftest import read_results, run_command
 from squad_fixture import write_squad_file
 
+from copy_tasks.harness.lm_eval_internals import results_key
 from copy_tasks.probes.families.squad_length.scoring import score_squad
 
 pytestmark = pytest.mark.slow  # every test here runs lm-eval or copy-tasks end to end
@@ -29,8 +30,8 @@ def test_squad_end_to_end_through_lm_eval_from_a_local_file(tiny_models, tmp_pat
     assert run.returncode == 0, run.stderr[-3000:]
     results, samples = read_results(out)
     generation, forced = results["results"]["squad_length_100"], results["results"]["squad_length_tf_100"]
-    assert {"exact_match,none", "f1,none", "overflow,none"} <= set(generation)
-    assert {"exact_match,none", "logprob,none", "bits_per_char,none"} <= set(forced)
+    assert {results_key("exact_match"), results_key("f1"), results_key("overflow")} <= set(generation)
+    assert {results_key("exact_match"), results_key("logprob"), results_key("bits_per_char")} <= set(forced)
     assert len(samples["squad_length_100"]) == 3
     for sample in samples["squad_length_100"]:
         expected = score_squad(sample["filtered_resps"][0], sample["doc"]["answers"])

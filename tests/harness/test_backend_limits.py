@@ -22,6 +22,7 @@ from fake_openai import FakeOpenAI
 from hf_runs import CONTEXT, PHONE_BOOKS, SCORED, RecordingHFLM, evaluate
 
 import copy_tasks.models.reference_lm  # noqa: F401  (registers ngram_copier)
+from copy_tasks.harness.lm_eval_internals import results_key
 from copy_tasks.probes.budgets import ANSWER_MARGIN, OVERFLOW_BUDGET
 
 
@@ -81,7 +82,7 @@ def test_an_lm_object_from_python_records_its_model_and_the_docs_that_ran(hf_run
             CONTEXT, "RecordingHFLM's max_length")
         # --limit 4: the count is over the 4 docs that ran, not the task's 200
         assert metadata["copy_tasks_overflow_docs"] == sum(overflow_of(results, task).values()) <= 4
-    assert results["results"]["phonebook_copy_30"]["overflow,none"] == 1.0
+    assert results["results"]["phonebook_copy_30"][results_key("overflow")] == 1.0
 
 
 @pytest.fixture(scope="module")
@@ -135,7 +136,7 @@ def test_a_backend_that_sends_text_reports_unknown_with_one_warning(tiny_models,
                            model_args=f"model=tiny,base_url={server.url},tokenizer_backend=none")
     assert all(isinstance(prompt, str) for prompt in server.prompts)
     for task in PHONE_BOOKS:
-        assert math.isnan(results["results"][task]["overflow,none"])
+        assert math.isnan(results["results"][task][results_key("overflow")])
         assert results["configs"][task]["metadata"]["copy_tasks_overflow_docs"] == "unknown"
     warnings = [record.getMessage() for record in caplog.records if "overflow is unknown" in record.getMessage()]
     assert len(warnings) == 1 and "sends prompts as text" in warnings[0] and "tokenizer=" in warnings[0]
@@ -200,7 +201,7 @@ def test_max_gen_toks_raises_budgets_never_lowers_them_and_is_recorded_as_sent()
     assert sent == {"phonebook_copy_10": {64}, "random_copy_50": {100}}
     for task, budgets in sent.items():
         assert results["configs"][task]["metadata"]["copy_tasks_generation_budgets"] == sorted(budgets)
-        assert results["results"][task]["exact_match,none"] == 1.0
+        assert results["results"][task][results_key("exact_match")] == 1.0
 
 
 def test_an_hf_run_records_its_prompts_in_the_models_own_tokens_and_the_leaderboard_shows_them(hf_run, tmp_path):

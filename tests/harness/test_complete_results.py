@@ -9,20 +9,23 @@ import pytest
 from hf_runs import PHONE_BOOKS
 
 import copy_tasks.models.reference_lm  # noqa: F401  (registers ngram_copier)
+from copy_tasks.harness.lm_eval_internals import results_key
 
 
 def test_every_metric_is_reported_and_a_group_with_cut_docs_reports_nan(hf_run):
     _, results = hf_run
     scores = results["results"]
     for task in PHONE_BOOKS:  # every metric key, of the task and its stderr, in every task
-        assert {f"{metric}{kind},none" for metric in ("exact_match", "prefix_match", "authors_exact_match", "overflow")
-                for kind in ("", "_stderr")} <= set(scores[task]), task
-    assert math.isnan(scores["phonebook_copy_30"]["exact_match,none"])  # every doc cut: NaN, not absent
-    assert not math.isnan(scores["phonebook_copy_10"]["exact_match,none"])  # every doc fits: a score
+        assert {results_key(metric, stderr=stderr) for metric in ("exact_match", "prefix_match", "authors_exact_match",
+                                                                   "overflow")
+                for stderr in (False, True)} <= set(scores[task]), task
+    assert math.isnan(scores["phonebook_copy_30"][results_key("exact_match")])  # every doc cut: NaN, not absent
+    assert not math.isnan(scores["phonebook_copy_10"][results_key("exact_match")])  # every doc fits: a score
     group = results["groups"]["phonebook_copy"]
-    assert math.isnan(group["exact_match,none"]) and math.isnan(group["authors_exact_match,none"])
+    assert math.isnan(group[results_key("exact_match")]) and math.isnan(group[results_key("authors_exact_match")])
     members = results["group_subtasks"]["phonebook_copy"]
-    assert group["overflow,none"] == pytest.approx(sum(scores[t]["overflow,none"] for t in members) / len(members))
+    overflow = results_key("overflow")
+    assert group[overflow] == pytest.approx(sum(scores[t][overflow] for t in members) / len(members))
 
 
 def test_lm_evals_wandb_logger_logs_a_run_with_overflowed_lengths(hf_run, tmp_path, monkeypatch):

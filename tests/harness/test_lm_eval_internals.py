@@ -8,6 +8,7 @@ import dataclasses
 import importlib
 import inspect
 import sys
+import types
 
 import pytest
 
@@ -117,7 +118,7 @@ def test_hflm_scores_token_requests_through_the_method_hf_fast_replaces():
 def test_the_results_of_evaluate_are_read_where_lm_eval_puts_them():
     results = {"results": {"t": {"exact_match,none": 1.0}}, "groups": {"g": {}}, "group_subtasks": {"g": ["t"]},
                "samples": {"t": [{"doc_id": 0}]}}
-    assert internals.results_table(results)["t"][internals.metric_key("exact_match")] == 1.0
+    assert internals.results_table(results)["t"][internals.results_key("exact_match")] == 1.0
     assert internals.results_table(results, "groups") == {"g": {}}
     assert internals.group_subtasks(results) == {"g": ["t"]}
     assert internals.logged_samples(results, "t") == [{"doc_id": 0}]
@@ -147,3 +148,79 @@ def test_the_git_lookup_is_asked_only_inside_a_repository(tmp_path, monkeypatch,
     subprocess.run(["git", "init", "-q", str(tmp_path / "repo")], check=True)
     monkeypatch.chdir(tmp_path / "repo")
     assert quiet() == "abc1234" and calls == ["asked"]
+
+
+def test_the_results_keys_are_those_lm_evals_evaluate_writes():
+    results = importlib.import_module(internals.EVALUATOR_MODULE).simple_evaluate(
+        model="dummy", tasks=["random_copy_10"], limit=1)["results"]["random_copy_10"]
+    keys = [internals.results_key(metric, stderr=stderr) for metric in ("exact_match", "overflow")
+            for stderr in (False, True)]
+    assert set(keys) <= set(results)
+    assert [internals.parse_results_key(key) for key in keys] == [
+        ("exact_match", internals.NO_FILTER, False), ("exact_match", internals.NO_FILTER, True),
+        ("overflow", internals.NO_FILTER, False), ("overflow", internals.NO_FILTER, True)]
+    assert internals.parse_results_key("alias") is None and "alias" in results
+
+
+def test_the_wrapped_calls_arguments_are_read_by_lm_evals_own_parameter_names():
+    evaluator = importlib.import_module(internals.EVALUATOR_MODULE)
+    assert internals.evaluate_model_and_tasks(evaluator.evaluate, ("lm", {"t": 1}), {}) == ("lm", {"t": 1})
+    assert internals.evaluate_model_and_tasks(evaluator.evaluate, (), {"lm": "lm", "task_dict": {}}) == ("lm", {})
+    simple = evaluator.simple_evaluate
+    assert internals.simple_evaluate_metadata_and_task_manager(simple, ("hf",), {"metadata": {"a": 1},
+                                                               "task_manager": "tm"}) == ({"a": 1}, "tm")
+    args, kwargs = internals.with_response_cache_path(simple, ("hf", "pretrained=x"), {"use_cache": "runs/U"},
+                                                      lambda path, model, model_args: f"{path}|{model}|{model_args}")
+    assert internals.simple_evaluate_metadata_and_task_manager(simple, args, kwargs) == ({}, None)
+    assert inspect.signature(simple).bind(*args, **kwargs).arguments["use_cache"] == "runs/U|hf|pretrained=x"
+    config_class = internals.PATCH_TARGETS["option_checks"].owner(importlib.import_module(internals.CONFIG_MODULE))
+    assert internals.process_tasks_arguments(config_class.process_tasks, ("config", {"m": 1}), {}) == ("config",
+                                                                                                        {"m": 1})
+    target = internals.PATCH_TARGETS["run_naming"]
+    log_experiment_args = getattr(target.owner(importlib.import_module(internals.TRACKER_MODULE)), target.attribute)
+    assert internals.experiment_arguments(log_experiment_args, ("tracker", "hf", "pretrained=x"), {}) == (
+        "tracker", "hf", "pretrained=x")
+
+
+def test_the_build_arguments_read_are_build_all_requests_own():
+    from lm_eval.api.task import ConfigurableTask
+
+    accepted = set(parameters(ConfigurableTask.build_all_requests))
+    run = internals.build_all_requests_arguments({name: name for name in accepted})
+    assert {name for name, value in vars(run).items() if value == name} == set(vars(run)) <= accepted
+    assert set(internals.without_request_cache({})) <= accepted
+
+
+def test_hf_fast_reads_token_requests_as_hflm_builds_them():
+    """`HFLM._loglikelihood_tokens` gets (cache key, context tokens, continuation tokens) tuples;
+    its automatic batch size (`_detect_batch_size`) unpacks them as such: a `TokenRequest` still
+    is that tuple."""
+    lm = types.SimpleNamespace(batch_size=2)
+    reordering, batches = internals.batched(lm, [("a", [1], [2]), ("b", [1, 2, 3], [4])], lambda request: -len(
+        request.context))
+    batches = list(batches)
+    assert [[request.cache_key for request in batch] for batch in batches] == [["b", "a"]]
+    _, context, continuation = batches[0][0]
+    assert (context, continuation) == ([1, 2, 3], [4]) and reordering.get_original(["B", "A"]) == ["A", "B"]
+    added = []
+    lm.cache_hook = types.SimpleNamespace(add_partial=lambda *entry: added.append(entry))
+    internals.cache_answer(lm, batches[0][0], (-1.0, True))
+    internals.cache_answer(lm, internals.TokenRequest((None, [1], [2])), (-2.0, False))
+    assert added == [("loglikelihood", "b", (-1.0, True))]
+
+
+def test_the_command_line_and_its_message_for_bad_json(monkeypatch):
+    from lm_eval._cli.utils import try_parse_json
+
+    assert internals.command_line().__module__ == "lm_eval.__main__"
+    with pytest.raises(ValueError) as refused:
+        try_parse_json("{'copy_tasks_seed': 7}")
+    assert internals.is_bad_json_argument(refused.value) and not internals.is_bad_json_argument(ValueError("other"))
+    seen = []
+    monkeypatch.setattr(sys, "argv", [])
+    internals.run_command_line(lambda: seen.append(list(sys.argv)), ["--tasks", "t"])
+    assert seen == [["lm-eval", "run", "--tasks", "t"]]
+
+
+def test_the_hf_backend_module_holds_hflm():
+    assert hasattr(importlib.import_module(internals.HF_BACKEND_MODULE), "HFLM")

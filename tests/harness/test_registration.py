@@ -14,6 +14,7 @@ import yaml
 from conftest import ROOT
 
 import copy_tasks
+from copy_tasks.harness import lm_eval_internals as internals
 from copy_tasks.harness import registration
 from copy_tasks.harness.registration import task_config_dir, with_our_tasks
 from copy_tasks.probes.families import FAMILIES, UMBRELLA_GROUPS
@@ -110,10 +111,10 @@ def test_a_response_cache_beside_a_model_object_is_refused_before_anything_runs(
 
 # ---- the start-up hook and the model cache --------------------------------------------------
 def test_a_patch_that_fails_leaves_lm_eval_untouched_and_says_why(caplog):
-    renamed = types.ModuleType("lm_eval.tasks._index")
+    renamed = types.ModuleType(internals.INDEX_MODULE)
     renamed.__file__ = "/nowhere/_index.py"
     renamed.RenamedTaskIndex = object  # no TaskIndex
     with caplog.at_level(logging.WARNING, logger="copy_tasks"):
         registration.patch(renamed)
-    assert "could not hook into lm_eval.tasks._index (AttributeError" in caplog.text
+    assert f"could not hook into {internals.INDEX_MODULE} (AttributeError" in caplog.text
     assert "left as lm-eval made it" in caplog.text and not hasattr(renamed, "TaskIndex")

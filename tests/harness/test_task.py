@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 import copy_tasks
+from copy_tasks.harness.lm_eval_internals import TASK_LOGGER
 from copy_tasks.harness.registration import task_config_dir
 
 LIMIT = 10
@@ -72,7 +73,7 @@ def test_lm_evals_ruler_hint_is_dropped_for_our_tasks_and_kept_for_others():
 
     # lm-eval's own logging set-up (and this module's fixture) may raise the level or stop
     # propagation: listen on the task logger itself, at WARNING
-    logger, messages = logging.getLogger("lm_eval.api.task"), []
+    logger, messages = logging.getLogger(TASK_LOGGER), []
     handler = logging.Handler(logging.WARNING)
     handler.emit = lambda record: messages.append(record.getMessage())
     level = logger.level

@@ -156,10 +156,10 @@ def test_lm_evals_task_manager_gets_the_same_index_from_the_store(cache, monkeyp
     from lm_eval.tasks import TaskManager
 
     monkeypatch.setenv(task_index_cache.SWITCH, "0")
-    unstored = TaskManager()._index
+    unstored = TaskManager().task_index
     monkeypatch.delenv(task_index_cache.SWITCH)
-    built_and_stored = TaskManager()._index
-    read = TaskManager()._index
+    built_and_stored = TaskManager().task_index
+    read = TaskManager().task_index
     assert len(list(cache.glob("*.json"))) == 1
     assert unstored == built_and_stored == read
     assert "phonebook_copy_10" in read and "arc_easy" in read

@@ -27,34 +27,39 @@ def registry_without_our_backends(monkeypatch):
     return entries
 
 
+def registered(name: str):
+    """What lm-eval's model registry holds under `name`, as it holds it (a placeholder stays a string)."""
+    return dict(model_registry.items())[name]
+
+
 def test_registration_enters_placeholders_and_imports_nothing(registry_without_our_backends):
     imported_before = "copy_tasks.models.fast_hf" in sys.modules  # another test of this process may have
     register_backends()
     for name, target in BACKENDS.items():
-        assert model_registry._objs[name] == target, name  # the string itself: not yet materialised
+        assert registered(name) == target, name  # the string itself: not yet materialised
     assert ("copy_tasks.models.fast_hf" in sys.modules) == imported_before  # torch and transformers: seconds
 
 
 def test_registration_is_idempotent(registry_without_our_backends):
     register_backends()
     register_backends()
-    assert {name: model_registry._objs[name] for name in BACKENDS} == BACKENDS
+    assert {name: registered(name) for name in BACKENDS} == BACKENDS
 
 
 def test_registration_keeps_lm_evals_own_backends(registry_without_our_backends):
     own = dict(registry_without_our_backends)
     register_backends()
-    assert "hf" in own and all(model_registry._objs[name] == target for name, target in own.items())
+    assert "hf" in own and all(registered(name) == target for name, target in own.items())
 
 
 def test_registration_after_a_module_registered_its_class_keeps_the_class(registry_without_our_backends):
     """lm-eval refuses a placeholder over a class already there: registration must skip it."""
     from copy_tasks.models.reference_lm import NgramCopierLM
 
-    model_registry._objs["ngram_copier"] = NgramCopierLM
+    model_registry.register("ngram_copier", target=NgramCopierLM)
     register_backends()
-    assert model_registry._objs["ngram_copier"] is NgramCopierLM
-    assert model_registry._objs["bounded_state"] == BACKENDS["bounded_state"]
+    assert registered("ngram_copier") is NgramCopierLM
+    assert registered("bounded_state") == BACKENDS["bounded_state"]
 
 
 def registered_classes(module: str) -> dict[str, str]:

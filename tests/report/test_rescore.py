@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from conftest import ROOT
 
+from copy_tasks.harness.lm_eval_internals import results_key
 from copy_tasks.probes.families import FAMILIES
 from copy_tasks.probes.task_docs import task_rows
 from copy_tasks.report.rescore import RescoreRefused, check_sample_docs, rescore_run, rescore_samples
@@ -41,7 +42,7 @@ def test_the_published_gemma_run_is_rescored_and_rescoring_it_again_changes_noth
     copy = results["results"]["random_copy_200"]
     # 25 docs: every copy right by its words; the authors' rule needs a blank line right after
     # it, and 17 of the 25 answers start the string again on the same line: 8 / 25 = 0.32.
-    assert (copy["exact_match,none"], copy["authors_exact_match,none"]) == (1.0, 0.32)
+    assert (copy[results_key("exact_match")], copy[results_key("authors_exact_match")]) == (1.0, 0.32)
     assert results["versions"]["random_copy_200"] == float(FAMILIES["random_copy"].task_version)
     assert results["configs"]["random_copy_200"]["metadata"]["copy_tasks_rescored_from"] == 2.0
     assert source.read_bytes() == before
@@ -139,9 +140,10 @@ def test_every_answer_of_a_doc_of_several_questions_is_scored(tmp_path):
     assert rescore_run(source, source.parent / "out") == ["mqar_16", "mqar_32", "mqar_8"]
     rescored = json.loads((source.parent / "out" / source.name).read_text())["results"]
     for task in ("mqar_8", "mqar_16", "mqar_32"):
-        for metric in ("exact_match,none", "query_accuracy,none"):
+        for metric in (results_key("exact_match"), results_key("query_accuracy")):
             assert rescored[task][metric] == pytest.approx(published[task][metric]), (task, metric)
-    assert (rescored["mqar_8"]["exact_match,none"], rescored["mqar_8"]["query_accuracy,none"]) == (0.32, 0.9)
+    mqar = rescored["mqar_8"]
+    assert (mqar[results_key("exact_match")], mqar[results_key("query_accuracy")]) == (0.32, 0.9)
 
 
 @pytest.mark.parametrize("damage, says", [
