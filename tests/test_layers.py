@@ -173,7 +173,7 @@ def test_one_function_launches_lm_eval():
     assert launchers == {"copy_tasks.experiments.lm_eval_runner"}
     assert runs_a_module(PACKAGE / "experiments" / "real_models.py", ("pip",))  # the check sees a command line
     runner = (PACKAGE / "experiments" / "lm_eval_runner.py").read_text()
-    assert runner.count("subprocess.run(") == 1 and "def launch(" in runner
+    assert runner.count("subprocess.Popen(") == 1 and "def launch(" in runner
     # in this process: lm-eval's own command line (the adapter holds it), only as `copy-tasks run`
     callers = {module_name(path) for path in PACKAGE.rglob("*.py") if path != ADAPTER
                and any(isinstance(node, ast.Name) and node.id in ("cli_evaluate", "simple_evaluate")

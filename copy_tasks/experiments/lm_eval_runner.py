@@ -8,6 +8,10 @@ machine that ran them. The links are relative where the target lies beside the f
 copied or moved run folder scores its own checkpoints. After each run the task YAML paths that
 lm-eval records are written relative to the package (`redact_config_paths`).
 
+A run whose output goes to a log starts the log with the command it ran, runnable from any folder
+(`rerun_command`), and can show one progress line every `interval` seconds from the log's latest
+lm-eval request bar (`progress_line`).
+
     >>> LmEvalRun("ngram_copier", ("random_copy_10",), Path("out")).command()[3:]
     ['run', '--model', 'ngram_copier', '--tasks', 'random_copy_10', '--output_path', 'out', '--batch_size', '1']
 """
@@ -17,8 +21,11 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
+import shlex
 import subprocess
 import sys
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -65,22 +72,107 @@ class LmEvalFailed(Exception):
     """An lm-eval run ended with an error; the message says which, and where its output is."""
 
 
-def launch(run: LmEvalRun, cwd: Path, log: Path | None = None) -> None:
-    """Run lm-eval, then redact the paths in its results. Its output goes to the terminal, or
-    with `log` to that file; a failed run is an `LmEvalFailed` naming the tasks (and the log's
-    last line: the child's traceback stays in the log)."""
-    environment = {**os.environ, "TOKENIZERS_PARALLELISM": "false"}
+CHILD_ENVIRONMENT = {"TOKENIZERS_PARALLELISM": "false"}
+
+
+def rerun_command(command: list[str], cwd: Path) -> str:
+    """A shell line that runs `command` as `launch` runs it, from any folder: in `cwd` (as an
+    absolute path: a model is named relative to it), with the child's environment.
+
+    >>> print(rerun_command(["python", "-m", "copy_tasks", "run", "--metadata", '{"a": 1}'], Path("/runs/by_name")))
+    cd /runs/by_name && TOKENIZERS_PARALLELISM=false python -m copy_tasks run --metadata '{"a": 1}'
+    """
+    settings = " ".join(f"{name}={shlex.quote(value)}" for name, value in CHILD_ENVIRONMENT.items())
+    return f"cd {shlex.quote(os.path.abspath(cwd))} && {settings} {shlex.join(command)}"
+
+
+PROGRESS_INTERVAL = 20.0  # seconds between progress lines: one at least every 30 s while a run lasts
+LOG_TAIL = 1 << 16  # bytes of the log read for its latest request bar
+
+# lm-eval's (and hf_fast's) request bars, as tqdm writes them to a file:
+# "Running loglikelihood requests:  45%|####5     | 90/200 [00:10<00:12,  8.50it/s]"
+REQUEST_BAR = re.compile(r"Running (?P<kind>\w+) requests: *\d+%\|[^|\r\n]*\| *(?P<done>\d+)/(?P<total>\d+) "
+                         r"\[[\d:]+<(?P<left>[\d:]+|\?)")
+
+
+def _duration(seconds: float) -> str:
+    minutes, seconds = divmod(round(seconds), 60)
+    return f"{minutes} min {seconds} s" if minutes else f"{seconds} s"
+
+
+def _tqdm_seconds(text: str) -> int:
+    """`"01:02:03"` or `"02:03"` as seconds."""
+    seconds = 0
+    for part in text.split(":"):
+        seconds = seconds * 60 + int(part)
+    return seconds
+
+
+def progress_line(output: str, elapsed: float) -> str:
+    """What a run shows of itself: its latest request bar in `output` (requests done of total,
+    and the bar's estimate of the rest of them) and the seconds since it began.
+
+    >>> progress_line("Running loglikelihood requests:  45%|####5     | 90/200 [00:10<01:12,  8.50it/s]", 75)
+    'loglikelihood requests 90/200, 1 min 15 s elapsed, about 1 min 12 s more for these'
+    >>> progress_line("Running generate_until requests:   0%|          | 0/48 [00:00<?, ?it/s]", 9.6)
+    'generate_until requests 0/48, 10 s elapsed'
+    >>> progress_line("Building contexts for random_copy_10 on rank 0...", 31)
+    'starting: 31 s elapsed (loading the model, building the tasks)'
+    """
+    bars = list(REQUEST_BAR.finditer(output))
+    if not bars:
+        return f"starting: {_duration(elapsed)} elapsed (loading the model, building the tasks)"
+    bar = bars[-1]
+    line = f"{bar['kind']} requests {bar['done']}/{bar['total']}, {_duration(elapsed)} elapsed"
+    return line if bar["left"] == "?" else f"{line}, about {_duration(_tqdm_seconds(bar['left']))} more for these"
+
+
+def _log_tail(log: Path) -> str:
+    with log.open("rb") as stream:
+        stream.seek(max(0, log.stat().st_size - LOG_TAIL))
+        return stream.read().decode(errors="replace")
+
+
+def _wait(child: subprocess.Popen, log: Path, progress: str | None, interval: float) -> int:
+    """The child's exit status; meanwhile, with `progress`, a line `<progress>: <progress_line>`
+    on stderr every `interval` seconds."""
+    began = time.monotonic()
+    while True:
+        try:
+            return child.wait(timeout=interval if progress else None)
+        except subprocess.TimeoutExpired:
+            print(f"{progress}: {progress_line(_log_tail(log), time.monotonic() - began)}", file=sys.stderr,
+                  flush=True)
+
+
+def launch(run: LmEvalRun, cwd: Path, log: Path | None = None, progress: str | None = None,
+           interval: float = PROGRESS_INTERVAL) -> None:
+    """Run lm-eval in `cwd`, then redact the paths in its results. Its output goes to the
+    terminal, or with `log` to that file, after a first line `# <rerun_command>`; then with
+    `progress` (a label) a progress line goes to stderr every `interval` seconds. A failed run is
+    an `LmEvalFailed` naming the tasks (and the log's last line: the child's traceback stays in
+    the log)."""
+    environment = {**os.environ, **CHILD_ENVIRONMENT}
     if log is not None:
         if log.is_symlink():  # the log is ours to write: never through a link to someone else's file
             raise LmEvalFailed(f"{log} is a symbolic link: not written through; remove it and run again")
         log.parent.mkdir(parents=True, exist_ok=True)
     with contextlib.nullcontext() if log is None else log.open("w") as output:
-        result = subprocess.run(run.command(), cwd=cwd, env=environment, stdout=output,
-                                stderr=None if output is None else subprocess.STDOUT)
-    if result.returncode != 0:
-        message = f"lm-eval failed (exit {result.returncode}) running {run.backend} on {','.join(run.tasks)[:200]}"
+        if output is not None:
+            output.write(f"# {rerun_command(run.command(), cwd)}\n")
+            output.flush()
+        with subprocess.Popen(run.command(), cwd=cwd, env=environment, stdout=output,
+                              stderr=None if output is None else subprocess.STDOUT) as child:
+            try:
+                returncode = child.wait() if log is None else _wait(child, log, progress, interval)
+            except BaseException:  # interrupted: the child goes too
+                child.kill()
+                raise
+    if returncode != 0:
+        message = f"lm-eval failed (exit {returncode}) running {run.backend} on {','.join(run.tasks)[:200]}"
         if log is not None:
-            lines = [line.strip() for line in log.read_text(errors="replace").splitlines() if line.strip()]
+            output_lines = log.read_text(errors="replace").splitlines()[1:]  # after the command
+            lines = [line.strip() for line in output_lines if line.strip()]
             message += f": {lines[-1] if lines else 'no output'} (its output: {log})"
         raise LmEvalFailed(message)
     redact_config_paths(run.output, run.include)

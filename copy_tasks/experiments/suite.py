@@ -234,8 +234,9 @@ def prepare_out(out: Path) -> None:
 
 def run_suite(preset_name: str, out: Path, labels: tuple[str, ...] | None = None, verbose: bool = False) -> None:
     """Run every model of the preset into `out/results/<label>/`, then build the leaderboard in
-    `out`. Each run's lm-eval output goes to `out/logs/<label>.log` (with `verbose`, to the
-    terminal too: it is lm-eval's progress and tables); the terminal gets the steps and a summary."""
+    `out`. Each run's lm-eval output goes to `out/logs/<label>.log`, after the command that re-runs
+    that step (with `verbose`, to the terminal instead: it is lm-eval's progress and tables); the
+    terminal gets the steps, a progress line every 20 s while one runs, and a summary."""
     from copy_tasks.common.files import cache_root
     from copy_tasks.experiments.real_models import MODELS, prepare
     from copy_tasks.report.build import build_leaderboard
@@ -253,7 +254,8 @@ def run_suite(preset_name: str, out: Path, labels: tuple[str, ...] | None = None
         if run.model in MODELS:
             link_models(models_dir, {run.model: prepare(run.model)})
         log = None if verbose else out / "logs" / f"{run.label}.log"
-        launch(run.lm_eval_run(results_dir), cwd=models_dir if run.model in MODELS else results_dir, log=log)
+        launch(run.lm_eval_run(results_dir), cwd=models_dir if run.model in MODELS else results_dir, log=log,
+               progress=f"[{step}/{len(runs)}] {run.label}")
         print(f"[{step}/{len(runs)}] {run.label}: done in {time.monotonic() - started:.0f} s"
               + ("" if log is None else f" (lm-eval's output: {log.relative_to(out)})"), file=sys.stderr, flush=True)
     report = build_leaderboard([results_dir], out)

@@ -26,6 +26,12 @@ start-up hook `copy_tasks.harness.startup` applies them when lm-eval imports the
   we refuse our options given beside a task manager that would drop them, and give its response
   cache (`use_cache`) a path per model and arguments: its `CachingLM` keys answers by request
   alone, in the file `use_cache + "_rank<N>.db"`.
+- `lm_eval.evaluator.set_torch_seed(seed)` imports torch to seed it, and
+  `lm_eval.evaluator.add_env_info(results)` imports it again for torch's `collect_env` report
+  (a dozen programs run): seconds of start-up in a run whose model never uses torch (the
+  reference models). Where torch is not imported, the seed is set right after torch is
+  (`torch_seeded_on_import`), and the results get lm-eval's other environment fields, the
+  report replaced by a line saying why (`env_info_without_torch`).
 - `lm_eval.loggers.evaluation_tracker.GeneralConfigTracker.log_experiment_args(self,
   model_source, model_args, ...)`, which names the run (`model_name`, `model_name_sanitized`:
   the results folder) from `pretrained=` or a random name; we name runs of our analytic models.
@@ -96,7 +102,11 @@ PATCH_TARGETS = {
     "run_naming": PatchTarget(TRACKER_MODULE, lambda module: module.GeneralConfigTracker, "log_experiment_args"),
     "git_hash": PatchTarget(EVALUATOR_MODULE, lambda module: module, "get_git_commit_hash"),
     "generation_stops": PatchTarget(HF_MODULE, lambda module: module, "stop_sequences_criteria"),
+    "torch_seed": PatchTarget(EVALUATOR_MODULE, lambda module: module, "set_torch_seed"),
+    "env_info": PatchTarget(EVALUATOR_MODULE, lambda module: module, "add_env_info"),
 }
+TORCH = "torch"
+TORCH_AVAILABLE = ("lm_eval.utils", "is_torch_available")  # what add_env_info asks before torch's report
 TASK_LOGGER = "lm_eval.api.task"
 _PATCHED = "_copy_tasks_patched"
 
@@ -201,6 +211,71 @@ def git_hash_quietly(get_git_commit_hash):
 
     return quiet
 
+
+
+class SeedOnImport:
+    """Finds nothing itself: when `module` is found, runs `seed()` right after it loads, once."""
+
+    def __init__(self, module: str, seed):
+        self.module, self.seed = module, seed
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname != self.module:
+            return None
+        from importlib.machinery import PathFinder
+
+        spec = PathFinder.find_spec(fullname, path)
+        if spec is None or spec.loader is None:
+            return spec
+        load = spec.loader.exec_module
+
+        def exec_module(module):
+            load(module)
+            if self in sys.meta_path:
+                sys.meta_path.remove(self)
+                self.seed()
+
+        spec.loader.exec_module = exec_module
+        return spec
+
+
+def torch_seeded_on_import(set_torch_seed, module: str = TORCH):
+    """lm-eval's `set_torch_seed(seed)`, which imports torch (`module`) to seed it: where torch is
+    not imported yet, the seed is set right after it is, before anything can draw from its
+    generator (lm-eval records the seed in the results as before); the latest seed wins."""
+
+    def seed(value):
+        sys.meta_path[:] = [finder for finder in sys.meta_path if not isinstance(finder, SeedOnImport)]
+        if module in sys.modules:
+            return set_torch_seed(value)
+        sys.meta_path.insert(0, SeedOnImport(module, lambda: set_torch_seed(value)))
+
+    return seed
+
+
+def env_info_without_torch(add_env_info):
+    """lm-eval's `add_env_info(results)`; in a run that has not imported torch, without torch's
+    `collect_env` report (`pretty_env_info`, about a second of programs run, and torch imported
+    for it): the other fields (`lm_eval_version`, `transformers_version`, `upper_git_hash`) as
+    lm-eval writes them, `pretty_env_info` a line saying why the report is left out."""
+
+    def add(storage):
+        if TORCH in sys.modules:
+            return add_env_info(storage)
+        import importlib
+        import platform
+
+        owner = importlib.import_module(TORCH_AVAILABLE[0])
+        available = getattr(owner, TORCH_AVAILABLE[1])
+        setattr(owner, TORCH_AVAILABLE[1], lambda: False)
+        try:
+            add_env_info(storage)
+        finally:
+            setattr(owner, TORCH_AVAILABLE[1], available)
+        storage["pretty_env_info"] = (f"N/A (this run never imported torch: copy-tasks leaves out torch's collect_env "
+                                      f"report); Python {platform.python_version()}, {platform.platform()}")
+
+    return add
 
 
 def model_of_running_evaluate():

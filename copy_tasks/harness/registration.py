@@ -123,7 +123,8 @@ def bind_model_to_tasks(lm: Any, task_dict: Any) -> list:
 
 def patch_evaluator(evaluator_module: Any) -> None:
     """Wrap `evaluator.evaluate` so that our tasks see the model first and their results are
-    complete (idempotent)."""
+    complete, and lm-eval's git, torch-seed and environment helpers (`lm_eval_internals`)
+    (idempotent)."""
     from copy_tasks.harness.complete_results import complete_results
     from copy_tasks.probes.options import UserError
 
@@ -141,6 +142,8 @@ def patch_evaluator(evaluator_module: Any) -> None:
     internals.patch(evaluator_module, "simple_evaluate",
                lambda original: refuse_dropped_metadata(response_cache_per_model(original)))
     internals.patch(evaluator_module, "git_hash", internals.git_hash_quietly)
+    internals.patch(evaluator_module, "torch_seed", internals.torch_seeded_on_import)
+    internals.patch(evaluator_module, "env_info", internals.env_info_without_torch)
 
 
 def exit_in_one_line_on_the_command_line(error: Exception) -> NoReturn:

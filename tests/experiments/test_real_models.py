@@ -20,9 +20,20 @@ HERE = TESTS
 
 
 def fake_preparation(root: Path, seconds: float, log: Path | None = None) -> subprocess.Popen:
+    """The preparation in a process group of its own (its builder is a child process)."""
     command = [sys.executable, str(HERE / "fake_preparation.py"), "smollm2-135m", str(root), str(seconds)]
     return subprocess.Popen([*command, *([str(log)] if log else [])], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+
+
+def test_the_model_is_built_in_a_child_process_and_the_caller_never_holds_it(tmp_path):
+    """Issue 41 finding 3: `copy-tasks suite` dequantized the model in its own process and kept
+    1.27 GB of it while its lm-eval child loaded another copy."""
+    preparation = fake_preparation(tmp_path, 0)
+    out, err = preparation.communicate(timeout=120)
+    assert preparation.returncode == 0, err
+    builder = int((Path(out.strip()) / "built_by_pid").read_text())
+    assert builder != preparation.pid
 
 
 def test_two_preparations_at_once_build_once_and_both_return_the_whole_folder(tmp_path):
@@ -42,7 +53,7 @@ def test_a_killed_preparation_leaves_nothing_the_next_does_not_clear(tmp_path):
     deadline = time.monotonic() + 60
     while not list((tmp_path / "models").glob(".building-smollm2-135m-*")) and time.monotonic() < deadline:
         time.sleep(0.1)
-    killed.send_signal(signal.SIGKILL)
+    os.killpg(killed.pid, signal.SIGKILL)  # the preparation and its builder
     killed.wait()
     assert list((tmp_path / "models").glob(".building-smollm2-135m-*"))  # what kill -9 leaves
     again = fake_preparation(tmp_path, 0)

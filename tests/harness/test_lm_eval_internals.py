@@ -224,3 +224,52 @@ def test_the_command_line_and_its_message_for_bad_json(monkeypatch):
 
 def test_the_hf_backend_module_holds_hflm():
     assert hasattr(importlib.import_module(internals.HF_BACKEND_MODULE), "HFLM")
+
+
+def test_a_seed_for_a_module_not_yet_imported_is_set_right_after_it_is(tmp_path, monkeypatch):
+    """Issue 41 finding 8: lm-eval imported torch only to seed it, for models that never use it."""
+    monkeypatch.syspath_prepend(str(tmp_path))
+    (tmp_path / "fake_torch_41.py").write_text("draws = []\n")
+    monkeypatch.setattr(sys, "meta_path", list(sys.meta_path))
+    seeded = []
+    seed = internals.torch_seeded_on_import(lambda value: seeded.append((value, "fake_torch_41" in sys.modules)),
+                                            module="fake_torch_41")
+    seed(1234)
+    assert seeded == [] and "fake_torch_41" not in sys.modules
+    monkeypatch.delitem(sys.modules, "fake_torch_41", raising=False)
+    import fake_torch_41  # noqa: F401
+
+    assert seeded == [(1234, True)]
+    seed(99)  # imported: seeded at once
+    assert seeded == [(1234, True), (99, True)]
+    assert not any(isinstance(finder, internals.SeedOnImport) for finder in sys.meta_path)
+
+
+def test_the_environment_of_a_run_without_torch_keeps_lm_evals_other_fields(monkeypatch):
+    import lm_eval.utils
+    import transformers
+    from lm_eval.loggers.utils import add_env_info
+
+    monkeypatch.delitem(sys.modules, "torch")  # as in a run of a reference model (put back after the test)
+    available = lm_eval.utils.is_torch_available
+    storage = {}
+    internals.env_info_without_torch(add_env_info)(storage)
+    assert storage["pretty_env_info"].startswith("N/A (this run never imported torch")
+    assert storage["transformers_version"] == transformers.__version__
+    assert storage["lm_eval_version"] == importlib.metadata.version("lm_eval") and "upper_git_hash" in storage
+    assert lm_eval.utils.is_torch_available is available and "torch" not in sys.modules
+
+
+@pytest.mark.slow
+def test_a_reference_model_run_never_imports_torch_and_records_its_seed(tmp_path):
+    import re
+
+    from conftest import read_results, run_command
+
+    result = run_command(["python", "-X", "importtime", "-m", "copy_tasks", "run", "--model", "ngram_copier",
+                          "--tasks", "random_copy_10", "--limit", "1", "--output_path", str(tmp_path / "out")],
+                         cwd=tmp_path)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert not re.search(r"\|\s+torch$", result.stderr, re.MULTILINE)
+    results, _ = read_results(tmp_path / "out")
+    assert results["config"]["torch_seed"] == 1234 and results["lm_eval_version"]
