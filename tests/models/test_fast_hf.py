@@ -145,3 +145,41 @@ def test_an_architecture_not_known_to_hf_fast_is_scored_from_its_logits(tiny_mod
     assert shapes == [(2, 83 - 15)]
     expected = HFLM(pretrained=path, device="cpu", batch_size=1).loglikelihood(cases)
     assert [logprob for logprob, _ in got] == pytest.approx([logprob for logprob, _ in expected], abs=1e-4)
+
+
+@pytest.mark.parametrize(("rows_that_fit", "batches"), [(3, [3, 1]), (0, [1, 1, 1, 1])])
+def test_batch_size_auto_is_what_the_free_memory_holds_of_the_longest_request(tiny_models, monkeypatch,
+                                                                              rows_that_fit, batches):
+    """Issue 41 finding 6: `--batch_size auto` was refused on hf_fast; it is sized from the run's
+    longest request (here 84 tokens: 83 inputs), never past the memory free, and recorded."""
+    fast = FastLoglikelihoodHFLM(pretrained=str(tiny_models["gpt_neox"]), device="cpu", batch_size="auto")
+    config = fast.model.config
+    row = fast_hf.row_bytes(config, 83, element_bytes=4)
+    head = 3 * 4 * min(fast_hf.HEAD_CHUNK_LOGITS, config.vocab_size * 83)
+    monkeypatch.setattr(fast_hf, "free_memory_bytes", lambda device: (rows_that_fit * row + head) * 4 // 3 + 4)
+    calls = []
+    forward = fast.model.forward
+    monkeypatch.setattr(fast.model, "forward", lambda *args, **kwargs: calls.append(args[0].shape[0]) or forward(
+        *args, **kwargs))
+    cases = mixed_lengths(fast) * 2  # 4 requests
+    got = fast.loglikelihood(cases)
+    assert calls == batches and fast.batch_sizes == {0: batches[0]}
+    assert [logprob for logprob, _ in got[:2]] == pytest.approx([logprob for logprob, _ in got[2:]], abs=1e-5)
+
+
+def test_batch_size_auto_of_generation_is_sized_from_prompt_and_budget(tiny_models, monkeypatch):
+    fast = FastLoglikelihoodHFLM(pretrained=str(tiny_models["gpt_neox"]), device="cpu", batch_size="auto")
+    monkeypatch.setattr(fast, "_detect_batch_size", lambda *args, **kwargs: pytest.fail("lm-eval's trial ran"))
+    # 16 prompt tokens + a budget of 5, with the keys and values of every layer: room for 2 rows.
+    row = fast_hf.row_bytes(fast.model.config, 16 + 5, element_bytes=4, cache=True)
+    head = 3 * 4 * min(fast_hf.HEAD_CHUNK_LOGITS, fast.model.config.vocab_size * 21)
+    monkeypatch.setattr(fast_hf, "free_memory_bytes", lambda device: (2 * row + head) * 4 // 3 + 4)
+    options = {"until": ["\n"], "max_gen_toks": 5, "do_sample": False}
+    cases = [Instance(request_type="generate_until", doc={}, arguments=(prompt, options), idx=0)
+             for prompt in (" a" * 8, " a" * 4, " a" * 2)]
+    batches = []
+    generate = fast.model.generate
+    monkeypatch.setattr(fast.model, "generate",
+                        lambda **kwargs: batches.append(kwargs["input_ids"].shape[0]) or generate(**kwargs))
+    assert len(fast.generate_until(cases)) == 3
+    assert batches == [2, 1] and fast.batch_sizes == {0: 2} and fast.batch_size == "auto"
