@@ -264,8 +264,13 @@ class FastLoglikelihoodHFLM(scored_tokens_hflm()):
         return answers
 
     def _forward(self, inputs, mask, keep: int):
-        return self.model(inputs.to(self.device), attention_mask=mask.to(self.device), logits_to_keep=keep,
-                          use_cache=False).logits
+        """The model's logits at the last `keep` positions. The rows are padded on the right, so
+        a causal model's scored positions never see the padding: a known architecture (causal
+        decoders all) is given no padding mask, and transformers then builds none per row (for
+        16,000 tokens a row's `n x n` masks and their float copies are gigabytes)."""
+        causal = self._logits_of is not None and not getattr(self.model.config, "use_bidirectional_attention", False)
+        return self.model(inputs.to(self.device), attention_mask=None if causal else mask.to(self.device),
+                          logits_to_keep=keep, use_cache=False).logits
 
     def _kept_hidden_states(self, inputs, mask, keep: int) -> torch.Tensor:
         """The final hidden states at the last `keep` positions: the forward pass stops at the
