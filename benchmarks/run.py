@@ -1,4 +1,4 @@
-"""Run every benchmark: `python benchmarks/run.py` (30 minutes on 2 CPU cores).
+"""Run every benchmark: `python benchmarks/run.py` (about 40 minutes on 2 idle CPU cores).
 
 1. data generation, every family at default settings (a local text file stands in for C4);
 2. the reference models' full default sweeps of the offline families through lm-eval;
@@ -11,15 +11,18 @@
 6. batching: generation with the budget ladder against per-doc budgets at batch 1 and 16, and
    `hf_fast` teacher forcing at batch 1 and 16, on a tiny model;
 7. the start-up hook's cost: interpreters with and without `copy_tasks.pth`;
-8. what a newcomer waits for: the main job from an empty model cache, step by step, and the
+8. `hf_fast` teacher forcing at batch 1 and 8, per-batch logits against per-row output layer:
+   seconds per doc, peak memory, equal scores (`bench_fast_hf_memory.py`, 200 entries/symbols);
+9. what a newcomer waits for: the main job from an empty model cache, step by step, and the
    test suite and its quick tier (`bench_newcomer.py`, about 12 minutes more);
-9. generation that stops at the answer: a model that never stops, before and after, and the
+10. generation that stops at the answer: a model that never stops, before and after, and the
    published Gemma answers cut where their rows would stop (`bench_generation_stops.py`).
 """
 
 import logging
 
 import bench_batching
+import bench_fast_hf_memory
 import bench_generation
 import bench_generation_stops
 import bench_leaderboard
@@ -45,6 +48,8 @@ if __name__ == "__main__":
     bench_batching.main([])
     print()
     bench_startup.main([])
+    print()
+    bench_fast_hf_memory.main([])
     print()
     bench_newcomer.main([])
     print()

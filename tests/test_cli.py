@@ -130,6 +130,14 @@ def test_batch_size_auto_on_hf_is_refused_in_one_line_before_the_model_loads(tmp
     assert "--batch_size 8" in error[-1] and "Traceback" not in result.stderr and "no/such/model" not in error[-1]
 
 
+@pytest.mark.parametrize("batch_size", ["auto", "auto:4"])
+def test_batch_size_auto_on_hf_fast_passes_the_checks(batch_size):
+    """Issue 41 finding 6: hf_fast sizes auto from the run's requests (tests/models/test_fast_hf.py)."""
+    from copy_tasks.harness.cli_checks import check_run
+
+    check_run({}, "random_copy_tf_10", "hf_fast", batch_size)
+
+
 @pytest.mark.parametrize(("family", "length"), [("phonebook_copy", 100_000_000), ("dup_ngram_copy", 32),
                                                 ("random_copy", 10**7)])
 def test_lengths_past_a_familys_bound_are_refused_in_one_line(tmp_path, capsys, family, length):

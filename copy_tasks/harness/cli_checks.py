@@ -7,7 +7,7 @@ through `check_or_exit` first (see `copy_tasks.harness.registration`): it checks
 the merged `--model_args` and `--metadata` and reads the data sources of the families the run
 asks for (C4 or local text, SQuAD), including that a text source has passages long enough for
 the requested lengths (`copy_tasks.probes.run_checks`), warns of `--metadata` keys no task of
-the run reads, and refuses `--batch_size auto` on the Transformers backends (below) and task
+the run reads, and refuses `--batch_size auto` on lm-eval's `hf` backend (below) and task
 names lm-eval cannot find as written (`--tasks "a, b"`: lm-eval 0.4.13 looks up " b", spaces
 included). A `UserError` becomes one line on stderr and exit status 2.
 """
@@ -27,15 +27,16 @@ log = logging.getLogger("copy_tasks")
 # Backends whose `--batch_size auto` sizes the batch by a forward pass at the model's whole
 # context with every logit of its vocabulary (lm-eval's HFLM): for Gemma 3 270M, 32,768 tokens
 # x 262,144 logits, which the kernel's out-of-memory killer ended at 20.7 GB on a 24 GB machine.
-AUTO_BATCH_SIZED_BY_FULL_CONTEXT = ("hf", "hf_fast")
+# `hf_fast` sizes it from the run's own requests and the memory free (`copy_tasks.models.fast_hf`).
+AUTO_BATCH_SIZED_BY_FULL_CONTEXT = ("hf",)
 
 
 def check_batch_size(model: str | None, batch_size: Any) -> None:
-    """Refuse `--batch_size auto` (or `auto:N`) on `hf` and `hf_fast`, which size it at the model's
-    full context, far beyond our prompts, and can exhaust memory.
+    """Refuse `--batch_size auto` (or `auto:N`) on `hf`, which sizes it at the model's full
+    context, far beyond our prompts, and can exhaust memory.
 
-    >>> check_batch_size("hf", 8), check_batch_size("vllm", "auto")
-    (None, None)
+    >>> check_batch_size("hf", 8), check_batch_size("vllm", "auto"), check_batch_size("hf_fast", "auto")
+    (None, None, None)
     >>> check_batch_size("hf", "auto:4")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     copy_tasks.probes.options.UserError: --batch_size auto:4 is not allowed with --model hf on copy-tasks tasks: ...
@@ -44,7 +45,8 @@ def check_batch_size(model: str | None, batch_size: Any) -> None:
         raise UserError(f"--batch_size {batch_size} is not allowed with --model {model} on copy-tasks tasks: lm-eval "
                         "sizes it by a forward pass at the model's whole context with every logit of its vocabulary "
                         "(Gemma 3 270M: 32,768 tokens, over 20 GB), not at our prompts' lengths; pass a number, e.g. "
-                        "--batch_size 8 (any number gives the same scores)")
+                        "--batch_size 8 (any number gives the same scores), or use --model hf_fast, which sizes "
+                        "auto from the run's requests")
 
 
 def check_task_names(tasks: Iterable[str] | str) -> None:

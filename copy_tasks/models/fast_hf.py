@@ -4,12 +4,24 @@ lm-eval's HF backend scores a continuation by computing the logits and a log-sof
 whole vocabulary at every position of prompt plus continuation, then keeping the
 continuation's positions. For a copy prompt of a few thousand tokens and a model with a large
 vocabulary (Gemma 3: 262,144 tokens) that is gigabytes of logits, most of the teacher-forced
-cost. This subclass asks the model for the last positions only (transformers'
-`logits_to_keep`): the continuation's, in batches of `--batch_size` requests sorted by length
-and padded on the right as `hf` pads them, with the same left truncation to `max_length`, and
-returns the same (log-probability, is_greedy) pairs. Generation is lm-eval's. A model that
-ignores `logits_to_keep` and returns every position is read at the positions kept (with a
-warning: it saves nothing); logits of any other length are refused, never read.
+cost. This subclass scores batches of `--batch_size` requests sorted by length and padded on
+the right as `hf` pads them, with the same left truncation to `max_length`, and returns the
+same (log-probability, is_greedy) pairs. Generation is lm-eval's.
+
+Where the model's architecture is one whose logits are known to be its output layer applied to
+the final hidden states, followed at most by a soft cap (`LOGITS_FROM_HEAD`: read in
+transformers' modeling code and ours), the model's forward runs up to its output layer, and
+the output layer is applied to each row's own scored positions only, a few hundred positions
+at a time: a batch mixing short and long rows keeps no logits for positions it does not score.
+Any other model is asked for the last positions of the batch (transformers' `logits_to_keep`,
+as many as its row with the most positions to score needs); a model that ignores
+`logits_to_keep` and returns every position is read at the positions kept (with a warning: it
+saves nothing); logits of any other length are refused, never read.
+
+`--batch_size auto` is sized from the run's own requests (the longest prompt plus
+continuation, or plus generation budget), the model's shape and dtype and the memory free on
+its device (`batch_size_that_fits`), not by lm-eval's trial at the model's whole context; the
+size chosen is logged and recorded in the results' `config.batch_sizes`.
 
 Models with sliding-window layers (Gemma 3) that run PyTorch's SDPA switch to the banded SDPA
 of `copy_tasks.models.banded_attention`, which gives those layers only the keys in their window, with
@@ -21,6 +33,8 @@ the same results; it serves the teacher-forced forward pass and the generation's
 from __future__ import annotations
 
 import logging
+import os
+from collections.abc import Callable
 
 import torch
 from lm_eval.api.registry import register_model
@@ -31,11 +45,22 @@ from copy_tasks.models.banded_attention import use_banded_attention
 
 log = logging.getLogger("copy_tasks")
 
+# Model types whose causal-LM forward computes its logits as its output embeddings applied to
+# the final hidden states at the positions kept, and nothing more (transformers 5's modeling
+# files; Mamba's casts the hidden states to the head's dtype first, as `head_logits` does) ...
+PLAIN_HEAD = frozenset({"gpt_neox", "mamba", "mamba2", "llama", "gemma", "qwen2", "qwen3", "mistral", "phi3", "olmo2",
+                        "smollm3", "copy_tasks_hard_alibi", "copy_tasks_lstm"})
+# ... and those that then soft-cap them: cap * tanh(logits / cap), cap = `final_logit_softcapping`.
+SOFTCAPPED_HEAD = frozenset({"gemma2", "gemma3_text"})
+# Logits computed at once by the output layer: positions x vocabulary (2**25: 128 MB in float32,
+# 128 positions of Gemma 3's 262,144-token vocabulary).
+HEAD_CHUNK_LOGITS = 2 ** 25
+
 
 def last_positions(logits: torch.Tensor, keep: int, width: int) -> torch.Tensor:
-    """The logits of the last `keep` of `width` input positions, from a forward pass asked for
-    them with `logits_to_keep=keep`: as returned, or cut from every position's when the model
-    ignored the request.
+    """The logits (or the hidden states given to the output layer) of the last `keep` of `width`
+    input positions, from a forward pass asked for them with `logits_to_keep=keep`: as
+    returned, or cut from every position's when the model ignored the request.
 
     >>> last_positions(torch.arange(5.0)[None, :, None], 2, 5)[0, :, 0].tolist()
     [3.0, 4.0]
@@ -48,6 +73,115 @@ def last_positions(logits: torch.Tensor, keep: int, width: int) -> torch.Tensor:
                        f"{logits.shape[1]}: it does not honour logits_to_keep; use --model hf")
 
 
+def head_logits(model) -> Callable[[torch.Tensor], torch.Tensor] | None:
+    """The function from final hidden states to logits that `model`'s forward applies, where its
+    architecture is listed in `PLAIN_HEAD` or `SOFTCAPPED_HEAD`; None for any other model."""
+    model_type = getattr(model.config, "model_type", None)
+    head = model.get_output_embeddings()
+    if head is None or model_type not in PLAIN_HEAD | SOFTCAPPED_HEAD:
+        return None
+    cap = getattr(model.config, "final_logit_softcapping", None) if model_type in SOFTCAPPED_HEAD else None
+
+    def logits(hidden: torch.Tensor) -> torch.Tensor:
+        values = head(hidden.to(head.weight.dtype))
+        return values if cap is None else torch.tanh(values / cap) * cap
+
+    return logits
+
+
+class HiddenStatesAtHead:
+    """While active, a forward pre-hook on a model's output layer that keeps the hidden states
+    it is given and passes it none of their positions: the forward computes no logits."""
+
+    def __init__(self, model) -> None:
+        self.head = model.get_output_embeddings()
+        self.hidden: torch.Tensor | None = None
+
+    def __enter__(self) -> HiddenStatesAtHead:
+        self.handle = self.head.register_forward_pre_hook(self._keep)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.handle.remove()
+
+    def _keep(self, module, args):
+        if self.hidden is not None or not args:
+            raise RuntimeError(f"hf_fast: {type(module).__name__} was called other than once on the hidden states")
+        self.hidden = args[0]
+        return (args[0][..., :0, :],)
+
+
+def target_scores(logits_of: Callable[[torch.Tensor], torch.Tensor], inputs: torch.Tensor, targets: torch.Tensor,
+                  chunk: int) -> tuple[float, bool]:
+    """(sum of the log-probabilities of `targets`, whether every one is the argmax), from the
+    logits `logits_of` gives for `inputs` (one per target), `chunk` positions at a time.
+
+    >>> target_scores(lambda x: x, torch.log(torch.tensor([[0.5, 0.5], [0.25, 0.75]])), torch.tensor([0, 1]), 1)
+    (-0.9808292388916016, True)
+    """
+    logprobs, greedy = [], True
+    for start in range(0, len(targets), chunk):
+        values = torch.log_softmax(logits_of(inputs[start:start + chunk]).float(), dim=-1)
+        wanted = targets[start:start + chunk]
+        logprobs.append(values.gather(1, wanted[:, None])[:, 0])
+        greedy = greedy and bool((values.argmax(-1) == wanted).all())
+    return float(torch.cat(logprobs).sum()), greedy
+
+
+def free_memory_bytes(device) -> int:
+    """Memory free for new tensors on `device`: the GPU's free memory, or the machine's available
+    memory (psutil where installed, else the free pages)."""
+    device = torch.device(device)
+    if device.type == "cuda":
+        return torch.cuda.mem_get_info(device)[0]
+    try:
+        import psutil
+    except ImportError:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    return psutil.virtual_memory().available
+
+
+def row_bytes(config, tokens: int, element_bytes: int, cache: bool = False) -> int:
+    """An upper bound of the memory one row of `tokens` tokens adds to a forward pass: one
+    layer's activations at a time (residual stream, attention projections, the MLP's
+    intermediate tensors), the attention masks transformers builds for a padded batch (one
+    boolean `tokens x tokens` per kind of layer, full and sliding), one block of attention scores
+    per query, and with `cache` the keys and values of every layer (generation).
+
+    >>> from types import SimpleNamespace
+    >>> row_bytes(SimpleNamespace(hidden_size=8, intermediate_size=16, num_attention_heads=2, num_hidden_layers=3),
+    ...           tokens=10, element_bytes=4)
+    8520
+    """
+    hidden = config.hidden_size
+    heads = getattr(config, "num_attention_heads", None) or 0
+    head_dim = getattr(config, "head_dim", None) or (hidden // heads if heads else 0)
+    kv_heads = getattr(config, "num_key_value_heads", None) or heads
+    intermediate = getattr(config, "intermediate_size", None) or 4 * hidden
+    per_token = 8 * hidden + 4 * intermediate + 3 * heads * head_dim + 2 * kv_heads * head_dim
+    attention = 2 * tokens * (1 + element_bytes * heads) if heads else 0  # masks, scores of one query block
+    kept = 2 * config.num_hidden_layers * kv_heads * head_dim * element_bytes if cache else 0
+    return tokens * (per_token * element_bytes + attention + kept)
+
+
+def batch_size_that_fits(config, tokens: int, element_bytes: int, free: int, vocabulary: int, most: int,
+                         cache: bool = False) -> int:
+    """The largest batch, 1 to `most`, of rows of `tokens` tokens whose forward pass (`row_bytes`)
+    and output-layer chunk (three tensors of `HEAD_CHUNK_LOGITS` float32 logits) fit in
+    three quarters of `free` bytes; 1 when even one row does not.
+
+    >>> from types import SimpleNamespace
+    >>> shape = SimpleNamespace(hidden_size=8, intermediate_size=16, num_attention_heads=2, num_hidden_layers=3)
+    >>> batch_size_that_fits(shape, 10, 4, free=120_000, vocabulary=100, most=64)  # (90,000 - 12,000) // 8,520
+    9
+    >>> batch_size_that_fits(shape, 10, 4, free=1_000, vocabulary=100, most=64)
+    1
+    """
+    chunk = 3 * 4 * min(HEAD_CHUNK_LOGITS, max(vocabulary, 1) * tokens)
+    room = free * 3 // 4 - chunk
+    return max(1, min(most, room // row_bytes(config, tokens, element_bytes, cache)))
+
+
 def _length_order(request) -> tuple:
     """Longest first (as `hf` orders them), so a batch holds requests of similar lengths."""
     tokens = request.context + request.continuation
@@ -56,15 +190,20 @@ def _length_order(request) -> tuple:
 
 @register_model("hf_fast")
 class FastLoglikelihoodHFLM(scored_tokens_hflm()):
-    """lm-eval's HFLM whose token-level loglikelihood keeps logits only where continuations are
-    scored."""
+    """lm-eval's HFLM whose token-level loglikelihood computes logits only where continuations are
+    scored, and whose `--batch_size auto` is sized from the run's requests."""
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         use_banded_attention(self.model)
         self._warned_of_all_positions = False
+        self._logits_of = head_logits(self.model)
 
     def score_token_requests(self, requests, disable_tqdm: bool = False, override_bs=None):
+        if self.batch_size == "auto" and not override_bs and requests:
+            longest = max(min(len(context) + len(continuation), self.max_length + 1)
+                          for _, context, continuation in requests)
+            override_bs = self._auto_batch_size("loglikelihood", longest - 1, cache=False)
         ordered, chunks = batched(self, requests, _length_order, override_bs)
         results = []
         with tqdm(total=len(requests), disable=disable_tqdm or self.rank != 0,
@@ -76,6 +215,28 @@ class FastLoglikelihoodHFLM(scored_tokens_hflm()):
                     progress.update(1)
         return ordered.get_original(results)
 
+    def generate_until(self, requests, disable_tqdm: bool = False):
+        if self.batch_size != "auto" or not requests:
+            return super().generate_until(requests, disable_tqdm)
+        longest = max(len(self.tok_encode(context)) + int(options.get("max_gen_toks", self.max_gen_toks))
+                      for context, options in (request.args for request in requests))
+        self.batch_size_per_gpu = self._auto_batch_size("generate_until", min(longest, self.max_length), cache=True)
+        try:
+            return super().generate_until(requests, disable_tqdm)
+        finally:
+            self.batch_size_per_gpu = "auto"
+
+    def _auto_batch_size(self, request_type: str, tokens: int, cache: bool) -> int:
+        """`batch_size_that_fits` rows of `tokens` tokens on this model and device, logged and
+        recorded in `batch_sizes` (lm-eval writes them into the results' config)."""
+        config = self.model.config.get_text_config()
+        size = batch_size_that_fits(config, tokens, self.model.dtype.itemsize, free_memory_bytes(self.device),
+                                    config.vocab_size, self.max_batch_size or 64, cache)
+        self.batch_sizes[len(self.batch_sizes)] = size
+        log.info("hf_fast: --batch_size auto: %d for %s requests of up to %d tokens", size, request_type, tokens)
+        return size
+
+    @torch.no_grad()
     def _score_batch(self, chunk) -> list[tuple[float, bool]]:
         """(log-probability, is_greedy) of each request of a batch, from one forward pass."""
         rows = [(request.context + request.continuation)[-(self.max_length + 1):] for request in chunk]
@@ -89,19 +250,44 @@ class FastLoglikelihoodHFLM(scored_tokens_hflm()):
         for i, row in enumerate(rows):
             inputs[i, : len(row) - 1] = torch.tensor(row[:-1])
             mask[i, : len(row) - 1] = 1
-        with torch.no_grad():
-            logits = self.model(inputs.to(self.device), attention_mask=mask.to(self.device),
-                                logits_to_keep=keep).logits
+        if self._logits_of is None:
+            kept, logits_of, chunk_size = self._kept_logits(inputs, mask, keep), (lambda logits: logits), None
+        else:
+            kept, logits_of = self._kept_hidden_states(inputs, mask, keep), self._logits_of
+            chunk_size = max(1, HEAD_CHUNK_LOGITS // self.model.config.get_text_config().vocab_size)
+        answers = []
+        for i, (row, count) in enumerate(zip(rows, scored)):
+            start = keep - (width - (len(row) - 1 - count))
+            target = torch.tensor(row[-count:], device=kept.device)
+            answers.append(target_scores(logits_of, kept[i, start: start + count], target, chunk_size or count))
+        return answers
+
+    def _forward(self, inputs, mask, keep: int):
+        """The model's logits at the last `keep` positions. The rows are padded on the right, so
+        a causal model's scored positions never see the padding: a known architecture (causal
+        decoders all) is given no padding mask, and transformers then builds none per row (for
+        16,000 tokens a row's `n x n` masks and their float copies are gigabytes)."""
+        causal = self._logits_of is not None and not getattr(self.model.config, "use_bidirectional_attention", False)
+        return self.model(inputs.to(self.device), attention_mask=None if causal else mask.to(self.device),
+                          logits_to_keep=keep, use_cache=False).logits
+
+    def _kept_hidden_states(self, inputs, mask, keep: int) -> torch.Tensor:
+        """The final hidden states at the last `keep` positions: the forward pass stops at the
+        output layer, which computes no logits."""
+        with HiddenStatesAtHead(self.model) as at_head:
+            logits = self._forward(inputs, mask, keep)
+        if at_head.hidden is None or logits.shape[1] != 0:
+            raise RuntimeError(f"hf_fast: {type(self.model).__name__} computed logits other than through its output "
+                               "layer; use --model hf")
+        return last_positions(at_head.hidden, keep, inputs.shape[1])
+
+    def _kept_logits(self, inputs, mask, keep: int) -> torch.Tensor:
+        """The logits at the last `keep` positions (`logits_to_keep`), for a model whose output
+        layer hf_fast does not apply itself."""
+        width = inputs.shape[1]
+        logits = self._forward(inputs, mask, keep)
         if keep != logits.shape[1] == width and not self._warned_of_all_positions:
             log.warning("hf_fast: %s ignores logits_to_keep (it returns every position): its logits are read at "
                         "the positions scored, with no saving", type(self.model).__name__)
             self._warned_of_all_positions = True
-        logits = last_positions(logits, keep, width)
-        answers = []
-        for i, (row, count) in enumerate(zip(rows, scored)):
-            start = keep - (width - (len(row) - 1 - count))
-            logprobs = torch.log_softmax(logits[i, start : start + count].float(), dim=-1)
-            target = torch.tensor(row[-count:], device=logprobs.device)
-            answers.append((float(logprobs.gather(1, target[:, None]).sum()),
-                            bool((logprobs.argmax(-1) == target).all())))
-        return answers
+        return last_positions(logits, keep, width)

@@ -90,6 +90,9 @@ class LstmForCausalLM(PreTrainedModel, GenerationMixin):
     def set_input_embeddings(self, value):
         self.embed = value
 
+    def get_output_embeddings(self):
+        return self.head
+
     def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor | None = None,
                 labels: torch.Tensor | None = None, logits_to_keep: int | torch.Tensor = 0,
                 **kwargs) -> CausalLMOutput:

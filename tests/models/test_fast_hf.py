@@ -7,6 +7,7 @@ import torch
 from lm_eval.api.instance import Instance
 from lm_eval.models.huggingface import HFLM
 
+from copy_tasks.models import fast_hf
 from copy_tasks.models.banded_attention import BANDED_SDPA
 from copy_tasks.models.fast_hf import FastLoglikelihoodHFLM
 from copy_tasks.probes.task_docs import generate_docs
@@ -29,6 +30,7 @@ def test_same_logprobs_and_verdicts_as_lm_eval_hf_at_batch_1_and_4(tiny_models, 
     for batch_size in (1, 4):
         fast = FastLoglikelihoodHFLM(pretrained=path, device="cpu", batch_size=batch_size)
         assert (fast.model.config._attn_implementation == BANDED_SDPA) == (architecture == "gemma3")
+        assert fast._logits_of is not None  # hf_fast applies the output layer itself
         got = fast.loglikelihood(requests())
         assert [greedy for _, greedy in got] == [greedy for _, greedy in expected], batch_size
         assert [logprob for logprob, _ in got] == pytest.approx([logprob for logprob, _ in expected], abs=1e-3)
@@ -71,15 +73,22 @@ def test_the_lstm_gives_the_same_logprobs_as_lm_eval_hf(lstm_folder):
     # It once ignored logits_to_keep, and hf_fast read its first positions as the last ones.
     cases = requests()[:3]
     expected = HFLM(pretrained=lstm_folder, device="cpu", batch_size=4).loglikelihood(cases)
-    got = FastLoglikelihoodHFLM(pretrained=lstm_folder, device="cpu", batch_size=4).loglikelihood(cases)
+    fast = FastLoglikelihoodHFLM(pretrained=lstm_folder, device="cpu", batch_size=4)
+    assert fast._logits_of is not None and fast.model.get_output_embeddings() is fast.model.head
+    got = fast.loglikelihood(cases)
     assert [logprob for logprob, _ in got] == pytest.approx([logprob for logprob, _ in expected], abs=1e-3)
 
 
-def test_a_model_ignoring_logits_to_keep_is_read_at_the_scored_positions_or_refused(tiny_models, monkeypatch):
+@pytest.mark.parametrize("architecture_known", [True, False])
+def test_a_model_ignoring_logits_to_keep_is_read_at_the_scored_positions_or_refused(tiny_models, monkeypatch,
+                                                                                   architecture_known):
+    # Known: hf_fast applies the output layer to the hidden states; unknown: it reads the logits.
     path = str(tiny_models["gpt_neox"])
     cases = requests()[:3]
     expected = HFLM(pretrained=path, device="cpu", batch_size=4).loglikelihood(cases)
     fast = FastLoglikelihoodHFLM(pretrained=path, device="cpu", batch_size=4)
+    if not architecture_known:
+        monkeypatch.setattr(fast, "_logits_of", None)
     forward = fast.model.forward
     monkeypatch.setattr(fast.model, "forward", lambda *args, logits_to_keep, **kwargs: forward(*args, **kwargs))
     got = fast.loglikelihood(cases)  # every position returned: the last ones read
@@ -88,3 +97,89 @@ def test_a_model_ignoring_logits_to_keep_is_read_at_the_scored_positions_or_refu
         *args, logits_to_keep=logits_to_keep + 1, **kwargs))
     with pytest.raises(RuntimeError, match="returned .* does not honour logits_to_keep"):
         fast.loglikelihood(cases)
+
+
+def head_inputs(fast, monkeypatch, chunk_positions: int) -> list[tuple[int, ...]]:
+    """The shapes (less the hidden size) of the inputs of `fast`'s output layer, a call each,
+    with hf_fast applying it to at most `chunk_positions` positions at a time."""
+    monkeypatch.setattr(fast_hf, "HEAD_CHUNK_LOGITS", chunk_positions * fast.model.config.vocab_size)
+    shapes = []
+    fast.model.get_output_embeddings().register_forward_hook(lambda module, args, output: shapes.append(
+        tuple(args[0].shape[:-1])))
+    return shapes
+
+
+def mixed_lengths(fast):
+    """Two requests of 84 and 26 tokens scoring 4 and 10 (the tiny tokenizer has no merges: " a"
+    is two tokens)."""
+    cases = [Instance(request_type="loglikelihood", doc={}, arguments=(" a" * 8, " b" * 5), idx=0),
+             Instance(request_type="loglikelihood", doc={}, arguments=(" a" * 40, " b" * 2), idx=0)]
+    assert [len(fast.tok_encode(text)) for text in (" a" * 8, " b" * 5, " a" * 40, " b" * 2)] == [16, 10, 80, 4]
+    return cases
+
+
+def test_the_output_layer_sees_only_each_rows_scored_positions(tiny_models, monkeypatch):
+    """Issue 41 finding 1: one `logits_to_keep` per batch kept the logits of [batch, keep] positions,
+    keep set by the row with the most positions after its first scored one (for Gemma 3, 811
+    positions x 262,144 logits x 8 rows: 6.8 GB)."""
+    path = str(tiny_models["gpt_neox"])
+    fast = FastLoglikelihoodHFLM(pretrained=path, device="cpu", batch_size=2)
+    shapes = head_inputs(fast, monkeypatch, chunk_positions=3)
+    cases = mixed_lengths(fast)
+    got = fast.loglikelihood(cases)
+    # One batch: the forward's own call gets no position; then the longer row's 4 scored
+    # positions and the shorter row's 10, at most 3 at a time.
+    assert shapes == [(2, 0), (3,), (1,), (3,), (3,), (3,), (1,)]
+    expected = HFLM(pretrained=path, device="cpu", batch_size=1).loglikelihood(cases)
+    assert [logprob for logprob, _ in got] == pytest.approx([logprob for logprob, _ in expected], abs=1e-4)
+
+
+def test_an_architecture_not_known_to_hf_fast_is_scored_from_its_logits(tiny_models, monkeypatch):
+    path = str(tiny_models["gpt_neox"])
+    monkeypatch.setattr(fast_hf, "PLAIN_HEAD", fast_hf.PLAIN_HEAD - {"gpt_neox"})
+    fast = FastLoglikelihoodHFLM(pretrained=path, device="cpu", batch_size=2)
+    shapes = head_inputs(fast, monkeypatch, chunk_positions=3)
+    cases = mixed_lengths(fast)
+    got = fast.loglikelihood(cases)
+    # logits_to_keep: the padded width is 83 inputs; the shorter row's first scored input is 15.
+    assert shapes == [(2, 83 - 15)]
+    expected = HFLM(pretrained=path, device="cpu", batch_size=1).loglikelihood(cases)
+    assert [logprob for logprob, _ in got] == pytest.approx([logprob for logprob, _ in expected], abs=1e-4)
+
+
+@pytest.mark.parametrize(("rows_that_fit", "batches"), [(3, [3, 1]), (0, [1, 1, 1, 1])])
+def test_batch_size_auto_is_what_the_free_memory_holds_of_the_longest_request(tiny_models, monkeypatch,
+                                                                              rows_that_fit, batches):
+    """Issue 41 finding 6: `--batch_size auto` was refused on hf_fast; it is sized from the run's
+    longest request (here 84 tokens: 83 inputs), never past the memory free, and recorded."""
+    fast = FastLoglikelihoodHFLM(pretrained=str(tiny_models["gpt_neox"]), device="cpu", batch_size="auto")
+    config = fast.model.config
+    row = fast_hf.row_bytes(config, 83, element_bytes=4)
+    head = 3 * 4 * min(fast_hf.HEAD_CHUNK_LOGITS, config.vocab_size * 83)
+    monkeypatch.setattr(fast_hf, "free_memory_bytes", lambda device: (rows_that_fit * row + head) * 4 // 3 + 4)
+    calls = []
+    forward = fast.model.forward
+    monkeypatch.setattr(fast.model, "forward", lambda *args, **kwargs: calls.append(args[0].shape[0]) or forward(
+        *args, **kwargs))
+    cases = mixed_lengths(fast) * 2  # 4 requests
+    got = fast.loglikelihood(cases)
+    assert calls == batches and fast.batch_sizes == {0: batches[0]}
+    assert [logprob for logprob, _ in got[:2]] == pytest.approx([logprob for logprob, _ in got[2:]], abs=1e-5)
+
+
+def test_batch_size_auto_of_generation_is_sized_from_prompt_and_budget(tiny_models, monkeypatch):
+    fast = FastLoglikelihoodHFLM(pretrained=str(tiny_models["gpt_neox"]), device="cpu", batch_size="auto")
+    monkeypatch.setattr(fast, "_detect_batch_size", lambda *args, **kwargs: pytest.fail("lm-eval's trial ran"))
+    # 16 prompt tokens + a budget of 5, with the keys and values of every layer: room for 2 rows.
+    row = fast_hf.row_bytes(fast.model.config, 16 + 5, element_bytes=4, cache=True)
+    head = 3 * 4 * min(fast_hf.HEAD_CHUNK_LOGITS, fast.model.config.vocab_size * 21)
+    monkeypatch.setattr(fast_hf, "free_memory_bytes", lambda device: (2 * row + head) * 4 // 3 + 4)
+    options = {"until": ["\n"], "max_gen_toks": 5, "do_sample": False}
+    cases = [Instance(request_type="generate_until", doc={}, arguments=(prompt, options), idx=0)
+             for prompt in (" a" * 8, " a" * 4, " a" * 2)]
+    batches = []
+    generate = fast.model.generate
+    monkeypatch.setattr(fast.model, "generate",
+                        lambda **kwargs: batches.append(kwargs["input_ids"].shape[0]) or generate(**kwargs))
+    assert len(fast.generate_until(cases)) == 3
+    assert batches == [2, 1] and fast.batch_sizes == {0: 2} and fast.batch_size == "auto"
