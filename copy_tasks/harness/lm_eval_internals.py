@@ -84,6 +84,8 @@ TRACKER_MODULE = "lm_eval.loggers.evaluation_tracker"
 HF_MODULE = "lm_eval.models.huggingface"  # patched when our tasks bind an `hf` model, not at import
 PATCHED_MODULES = (INDEX_MODULE, CONFIG_MODULE, EVALUATOR_MODULE, TRACKER_MODULE)
 HF_BACKEND_MODULE = "lm_eval.models.huggingface"
+# HFLM's trial of batch sizes, which `--batch_size auto` runs at the whole context (hf_fast sizes its own)
+HF_BATCH_SIZE_TRIAL = "_detect_batch_size"
 
 
 class PatchTarget:

@@ -7,6 +7,7 @@ import torch
 from lm_eval.api.instance import Instance
 from lm_eval.models.huggingface import HFLM
 
+from copy_tasks.harness import lm_eval_internals as internals
 from copy_tasks.models import fast_hf
 from copy_tasks.models.banded_attention import BANDED_SDPA
 from copy_tasks.models.fast_hf import FastLoglikelihoodHFLM
@@ -169,7 +170,7 @@ def test_batch_size_auto_is_what_the_free_memory_holds_of_the_longest_request(ti
 
 def test_batch_size_auto_of_generation_is_sized_from_prompt_and_budget(tiny_models, monkeypatch):
     fast = FastLoglikelihoodHFLM(pretrained=str(tiny_models["gpt_neox"]), device="cpu", batch_size="auto")
-    monkeypatch.setattr(fast, "_detect_batch_size", lambda *args, **kwargs: pytest.fail("lm-eval's trial ran"))
+    monkeypatch.setattr(fast, internals.HF_BATCH_SIZE_TRIAL, lambda *args, **kwargs: pytest.fail("lm-eval's trial ran"))
     # 16 prompt tokens + a budget of 5, with the keys and values of every layer: room for 2 rows.
     row = fast_hf.row_bytes(fast.model.config, 16 + 5, element_bytes=4, cache=True)
     head = 3 * 4 * min(fast_hf.HEAD_CHUNK_LOGITS, fast.model.config.vocab_size * 21)
