@@ -6,8 +6,9 @@ for them.
 How each is counted, per layer, from the model's config: the numbers the recurrence needs to go
 on, each part at the width its cache holds it in. transformers keeps the SSM and RWKV-4
 attention states in float32 whatever the weights (float32 or wider for Mamba-1's SSM state:
-float64 under float64 weights); the convolution inputs and token shifts follow the run's dtype
-(`float_bits`: 16 under bfloat16 weights).
+float64 under float64 weights; releases whose Mamba models have a cache class of their own,
+5.0 among them, keep the SSM state in the weights' dtype: `ssm_state_width`); the convolution
+inputs and token shifts follow the run's dtype (`float_bits`: 16 under bfloat16 weights).
 
 | `model_type` | numbers per layer: in float32 (at least) + in the weights' dtype |
 |---|---|
@@ -27,15 +28,17 @@ own (`state_bits` on the model).
     >>> state_bits(Config(model_type="copy_tasks_lstm", hidden_size=256, num_hidden_layers=6))
     98304
     >>> state_bits(Config(model_type="mamba", hidden_size=768, intermediate_size=1536, state_size=16,
-    ...                   conv_kernel=4, num_hidden_layers=24), "bfloat16")
-    20643840
+    ...                   conv_kernel=4, num_hidden_layers=24))
+    22413312
     >>> state_bits(Config(model_type="llama")) is None, float_bits("torch.float16"), float_bits(None)
     (True, 16, 32)
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
+from functools import cache
 
 from copy_tasks.harness.lm_eval_internals import hf_config, unwrap_model
 from copy_tasks.harness.model_types import has_fixed_state
@@ -65,15 +68,42 @@ def part_bits(width: str, weight_bits: int) -> int:
     return {FLOAT32: 32, FLOAT32_OR_WIDER: max(32, weight_bits), WEIGHTS: weight_bits}[width]
 
 
+# transformers releases whose Mamba models keep their state in a cache class of their own
+# (`MambaCache`, `Mamba2Cache`: 5.0 has them, 5.25 does not) allocate every part of it in the
+# weights' dtype; the later layer caches keep the SSM state in float32 (or wider).
+OWN_CACHE_CLASSES = {"mamba": ("transformers.models.mamba.modeling_mamba", "MambaCache"),
+                     "mamba2": ("transformers.models.mamba2.modeling_mamba2", "Mamba2Cache")}
+
+
+@cache
+def ssm_state_width(model_type: str, width: str) -> str:
+    """The width the installed transformers keeps a Mamba SSM state at: `width` (the layer
+    caches'), or the weights' own where the model has a cache class of its own."""
+    module, cache_class = OWN_CACHE_CLASSES[model_type]
+    try:
+        own = hasattr(importlib.import_module(module), cache_class)
+    except ImportError:
+        own = False
+    return WEIGHTS if own else width
+
+
+def _merged(parts: list[tuple[str, int]]) -> dict[str, int]:
+    merged: dict[str, int] = {}
+    for width, numbers in parts:
+        merged[width] = merged.get(width, 0) + numbers
+    return merged
+
+
 def _mamba(config) -> dict[str, int]:
     inner = getattr(config, "intermediate_size", None) or config.expand * config.hidden_size
-    return {FLOAT32_OR_WIDER: inner * config.state_size, WEIGHTS: inner * (config.conv_kernel - 1)}
+    return _merged([(ssm_state_width("mamba", FLOAT32_OR_WIDER), inner * config.state_size),
+                    (WEIGHTS, inner * (config.conv_kernel - 1))])
 
 
 def _mamba2(config) -> dict[str, int]:
     channels = config.expand * config.hidden_size + 2 * config.n_groups * config.state_size
-    return {FLOAT32: config.num_heads * config.head_dim * config.state_size,
-            WEIGHTS: channels * (config.conv_kernel - 1)}
+    return _merged([(ssm_state_width("mamba2", FLOAT32), config.num_heads * config.head_dim * config.state_size),
+                    (WEIGHTS, channels * (config.conv_kernel - 1))])
 
 
 def _rwkv(config) -> dict[str, int]:

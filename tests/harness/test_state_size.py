@@ -9,7 +9,15 @@ import pytest
 import torch
 import transformers
 
-from copy_tasks.harness.state_size import float_bits, state_bits, state_bits_of, state_numbers
+from copy_tasks.harness.state_size import (
+    FLOAT32,
+    float_bits,
+    part_bits,
+    ssm_state_width,
+    state_bits,
+    state_bits_of,
+    state_numbers,
+)
 from copy_tasks.models.lstm_lm import LstmConfig
 from copy_tasks.models.reference_lm import BoundedStateLM, NgramCopierLM
 
@@ -55,8 +63,14 @@ def test_a_transformer_a_hybrid_and_a_config_we_cannot_read_have_no_state_size(c
                                              (torch.float64, 64), (torch.float32, 32), ("auto", 32), (None, 32)])
 def test_a_number_is_32_bits_unless_the_dtype_says_otherwise(dtype, bits):
     assert float_bits(dtype) == bits
-    # Mamba-2's 128 SSM numbers stay float32; its 96 convolution inputs follow the weights
-    assert state_bits(tiny_mamba2(), dtype) == 128 * 32 + 96 * bits
+    # Mamba-2's 128 SSM numbers stay float32 (in the weights' dtype where transformers gives the model
+    # a cache class of its own, as 5.0 does); its 96 convolution inputs follow the weights
+    assert state_bits(tiny_mamba2(), dtype) == 128 * mamba2_ssm_bits(bits) + 96 * bits
+
+
+def mamba2_ssm_bits(weight_bits: int) -> int:
+    """The bits of one number of Mamba-2's SSM state in the installed transformers."""
+    return part_bits(ssm_state_width("mamba2", FLOAT32), weight_bits)
 
 
 def cached_bits(model) -> int:
@@ -96,10 +110,10 @@ def test_the_count_is_the_state_the_hf_model_keeps_at_each_parts_own_dtype(confi
 def test_a_live_model_reports_its_weights_dtype_and_an_analytic_model_its_budget():
     model = transformers.AutoModelForCausalLM.from_config(tiny_mamba2()).to(torch.bfloat16)
     hf_like = SimpleNamespace(config=model.config, model=model)  # what lm-eval's HFLM exposes
-    assert state_bits_of(hf_like) == 128 * 32 + 96 * 16  # its SSM state in float32
+    assert state_bits_of(hf_like) == 128 * mamba2_ssm_bits(16) + 96 * 16  # its SSM state in float32 (5.25)
     caching = type("CachingLM", (), {})()  # lm-eval's --use_cache wrapper around the model
     caching.lm = hf_like
-    assert state_bits_of(caching) == 128 * 32 + 96 * 16
+    assert state_bits_of(caching) == 128 * mamba2_ssm_bits(16) + 96 * 16
     assert state_bits_of(BoundedStateLM(bits=1024)) == 1024
     assert state_bits_of(NgramCopierLM()) is None  # it keeps the whole prompt
     transformer = transformers.AutoModelForCausalLM.from_config(transformers.GPTNeoXConfig(
