@@ -224,21 +224,14 @@ class SeedOnImport:
     def find_spec(self, fullname, path=None, target=None):
         if fullname != self.module:
             return None
-        from importlib.machinery import PathFinder
+        from copy_tasks.common.import_hooks import spec_running_after
 
-        spec = PathFinder.find_spec(fullname, path)
-        if spec is None or spec.loader is None:
-            return spec
-        load = spec.loader.exec_module
+        return spec_running_after(fullname, path, self._after_load)
 
-        def exec_module(module):
-            load(module)
-            if self in sys.meta_path:
-                sys.meta_path.remove(self)
-                self.seed()
-
-        spec.loader.exec_module = exec_module
-        return spec
+    def _after_load(self, _module) -> None:
+        if self in sys.meta_path:
+            sys.meta_path.remove(self)
+            self.seed()
 
 
 def torch_seeded_on_import(set_torch_seed, module: str = TORCH):

@@ -8,6 +8,7 @@ imported when they are needed (this module imports `registration`, never the oth
 
 import sys
 
+from copy_tasks.common.import_hooks import spec_running_after
 from copy_tasks.harness.lm_eval_internals import PATCHED_MODULES
 from copy_tasks.harness.switches import OFF_VALUES, switched_off  # noqa: F401  (the hook's switch)
 
@@ -42,19 +43,7 @@ class PatchWhenImported:
     def find_spec(self, fullname, path=None, target=None):
         if fullname not in PATCHED_MODULES and fullname not in AFTER_IMPORT:
             return None
-        from importlib.machinery import PathFinder
-
-        spec = PathFinder.find_spec(fullname, path)
-        if spec is None or spec.loader is None:
-            return spec
-        load = spec.loader.exec_module
-
-        def exec_module(module):
-            load(module)
-            _run_after_import(module)
-
-        spec.loader.exec_module = exec_module
-        return spec
+        return spec_running_after(fullname, path, _run_after_import)
 
 
 def install_watcher() -> None:
