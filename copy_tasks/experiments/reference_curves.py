@@ -14,7 +14,8 @@ import argparse
 from pathlib import Path
 
 from copy_tasks.models.answers import cut_at_stops
-from copy_tasks.models.bounded_state import BoundedStateReader, copy_bound
+from copy_tasks.models.bounded_readers import bounded_state_read
+from copy_tasks.models.bounded_state import copy_bound
 from copy_tasks.models.ngram_copier import NgramCopier, mode_name
 from copy_tasks.probes.families import FAMILIES
 from copy_tasks.probes.task_docs import generate_docs
@@ -36,7 +37,7 @@ def models(bits: int) -> dict:
 
 
 def bounded_state_answer(prompt: str, until: list[str], bits: int) -> str:
-    return cut_at_stops(BoundedStateReader(bits).read(prompt).answer(), until)
+    return cut_at_stops(bounded_state_read(prompt, bits).answer(), until)
 
 
 def exact_match(family_name: str, length: int, docs: int, generate) -> float:
