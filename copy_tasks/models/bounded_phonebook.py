@@ -4,7 +4,7 @@ name first, only that entry.
 `bounded_state` reads a prompt whose first line is a book entry, `{First} {Last}: {digits}`
 (`phonebook_copy`), or the lead `Look up {First} {Last}.` (`phonebook_query_first`), with this
 reader. The prompt streams through once, a character at a time, and the state is measured
-after every change (`state_bits`):
+after every change that can grow it (`state_bits`: a digit read, a line ended):
 - control registers: which reader (2 bits), five flags (the question part begun, the number
   begun, the line dropped, the last character a newline, the book begun), how far the line
   matches the lead's `Look up ` (11 values: 3.46 bits) and the name given first (none, watched
@@ -173,7 +173,6 @@ class PhoneBookReader(MeasuredState):
             elif not self.dropped:
                 self._line_character(char)
             self.previous_newline = char == "\n"
-            self._measure()
         return self
 
     def _line_character(self, char: str) -> None:
@@ -217,6 +216,7 @@ class PhoneBookReader(MeasuredState):
         self.number += digit
         if self.state_bits() > self.bits:  # no room: the entry cannot be kept
             self._drop()
+        self._measure()
 
     def _end_line(self) -> None:
         name, number, lead = self.name, self.number, self.lead
@@ -233,6 +233,7 @@ class PhoneBookReader(MeasuredState):
             self.target_state, self.target = "watched", name
             if not fits():
                 self.target_state, self.target = "none", 0
+        self._measure()
 
     def answer(self) -> str:
         """The number kept for the name asked (the last line's, up to its colon), else a guess."""
