@@ -41,11 +41,14 @@ def bounded_state_answer(prompt: str, until: list[str], bits: int) -> str:
 
 
 def exact_match(family_name: str, length: int, docs: int, generate) -> float:
+    """The mean exact match over `docs` docs, each scored as its task scores it: from the answers
+    to each of its questions (one, or `mqar`'s 8: right when all are)."""
     family = FAMILIES[family_name]
     batch = generate_docs(family_name, length, SEED, docs)
     until = list(family.stop_sequences)
-    return sum(family.score_one_reading(generate(doc["prompt"], until, family.generation_budget(doc)), doc)[
-        "exact_match"] for doc in batch) / len(batch)
+    return sum(family.score_generations([generate(question["prompt"], until, family.generation_budget(question))
+                                         for question in family.request_docs(doc)], doc)["exact_match"]
+               for doc in batch) / len(batch)
 
 
 def curves(docs: int, bits: int) -> dict[str, dict[str, dict[int, float]]]:
