@@ -236,7 +236,8 @@ def run_suite(preset_name: str, out: Path, labels: tuple[str, ...] | None = None
     """Run every model of the preset into `out/results/<label>/`, then build the leaderboard in
     `out`. Each run's lm-eval output goes to `out/logs/<label>.log`, after the command that re-runs
     that step (with `verbose`, to the terminal instead: it is lm-eval's progress and tables); the
-    terminal gets the steps, a progress line every 20 s while one runs, and a summary."""
+    terminal (stderr) gets the steps, a progress line every 20 s while one runs, and a summary;
+    stdout gets the leaderboard folder alone, as `copy-tasks model` prints its model's folder."""
     from copy_tasks.common.files import cache_root
     from copy_tasks.experiments.real_models import MODELS, prepare
     from copy_tasks.report.build import build_leaderboard
@@ -260,9 +261,10 @@ def run_suite(preset_name: str, out: Path, labels: tuple[str, ...] | None = None
               + ("" if log is None else f" (lm-eval's output: {log.relative_to(out)})"), file=sys.stderr, flush=True)
     report = build_leaderboard([results_dir], out)
     problems = f"; {len(report.problems)} results files named in the summary's notes" if report.problems else ""
-    print(f"copy-tasks: {len(runs)} run{'s' * (len(runs) != 1)} in {time.monotonic() - began:.0f} s{problems}; "
-          f"leaderboard written to {out}: read summary.md or index.html"
-          + ("" if verbose else f"; lm-eval's output is in {out / 'logs'}"), file=sys.stderr)
+    print(f"copy-tasks: {len(runs)} run{'s' * (len(runs) != 1)} in {time.monotonic() - began:.0f} s{problems}"
+          + ("" if verbose else f"; lm-eval's output is in {out / 'logs'}")
+          + "; the leaderboard (read summary.md or index.html):", file=sys.stderr, flush=True)
+    print(out)  # the result's location, alone on stdout: `| tee` and scripts see it
 
 
 def main(argv: list[str] | None = None) -> None:
