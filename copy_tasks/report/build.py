@@ -132,10 +132,11 @@ class Report:
 
 
 def build_leaderboard(inputs: list[Path], out: Path, replace: bool = False,
-                      names: Sequence[NameRule] = ()) -> Report:
+                      names: Sequence[NameRule] = (), made_by: str = "") -> Report:
     """Read the results under `inputs`, merge their rows into `out/leaderboard.csv`, name each
     model (`names`: `--name` rules; `copy_tasks.report.display_names`), and write the plots, `summary.md`
-    and `index.html` from the merged rows."""
+    and `index.html` from the merged rows; `made_by` (Markdown: the suite's command and docs) opens
+    the summary and the page."""
     report = Report()
     files, report.problems = find_result_files(inputs)
     if not files:
@@ -157,10 +158,10 @@ def build_leaderboard(inputs: list[Path], out: Path, replace: bool = False,
         report.notes += run_notes
         plots = all_plots(shown)
         more_tables = [*order_gap_markdown(shown), *query_accuracy_markdown(shown), *state_size_markdown(shown)]
-        summary = summary_markdown(shown, sorted(plots), run_notes, sections, more_tables)
+        summary = summary_markdown(shown, sorted(plots), run_notes, sections, more_tables, made_by)
         page_sections = ["\n".join(more_tables), *sections] if more_tables else sections
         page = page_html(shown, plots, run_notes, result_links(read, out), page_sections,
-                         section_plots(out, sections, plots))
+                         section_plots(out, sections, plots), made_by)
         outputs = {out / CSV_NAME: csv_text(merged), **{out / PLOTS / name: png for name, png in plots.items()},
                    out / SUMMARY_NAME: summary, out / PAGE_NAME: page}
         try:

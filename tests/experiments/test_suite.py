@@ -100,3 +100,8 @@ def test_the_suite_puts_the_leaderboard_folder_alone_on_stdout_and_leaves_no_loc
     assert printed.err.splitlines()[-1].startswith("copy-tasks: 1 run in ")
     assert sorted(path.name for path in out.iterdir()) == ["index.html", "leaderboard.csv", "plots", "results",
                                                            "summary.md"]
+    # issue 44 finding 5: the summary and the page say which preset made the runs, and their docs
+    made = "Made by `copy-tasks suite --preset quick --models ngram_copier`: ngram_copier at 20 docs per length."
+    assert made in (out / "summary.md").read_text()
+    page = (out / "index.html").read_text()
+    assert "Made by <code>copy-tasks suite --preset quick --models ngram_copier</code>" in page
