@@ -20,7 +20,7 @@ def write_results(
     scores: dict[str, dict[str, float | str]],
     date: str = "2026-11-01T10:00:00",
     backend: str = "hf",
-    n: int = 10,
+    n: int = 20,
     model_type: str | None = "gemma3_text",
     task_metadata: dict[str, dict] | None = None,
     **top_level,
@@ -29,7 +29,9 @@ def write_results(
 
     `scores`: task -> {"exact_match": 0.9, "exact_match_stderr": 0.1, ...}; the filter `none`
     is added to every key, as lm-eval writes them. `task_metadata`: task -> more metadata the
-    task recorded (a family option: {"copy_tasks_lookup_format": "paper"})."""
+    task recorded (a family option: {"copy_tasks_lookup_format": "paper"}). `n`: the docs of each
+    task; the default is the fewest whose values the tables show without their count
+    (`curves.FEW_DOCS`)."""
     when = datetime.fromisoformat(date).replace(tzinfo=timezone.utc)
     results = {
         task: {"alias": task, **{results_key(key): value for key, value in metrics.items()}, "sample_len": n}

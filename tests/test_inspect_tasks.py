@@ -12,6 +12,7 @@ import pytest
 from answer_styles import backend_text, scripted_samples
 from conftest import source_options
 
+pytestmark = pytest.mark.integration  # the extra `inspect`: without it the module is skipped
 pytest.importorskip("inspect_ai")
 from inspect_ai import eval as inspect_eval  # noqa: E402
 from inspect_ai.model import ModelOutput, ModelUsage, get_model  # noqa: E402

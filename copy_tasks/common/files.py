@@ -1,6 +1,6 @@
 """How and where copy-tasks writes files of its own: atomically, with the mode the umask
-gives, and its cache folder (`$COPY_TASKS_CACHE`, else `~/.cache/copy_tasks`: prepared models,
-lm-eval's task index).
+gives, under a lock on the folder that leaves no file in it (`locked_folder`), and its cache
+folder (`$COPY_TASKS_CACHE`, else `~/.cache/copy_tasks`: prepared models, lm-eval's task index).
 
     >>> import tempfile
     >>> path = Path(tempfile.mkdtemp()) / "a.txt"
@@ -16,6 +16,8 @@ import os
 import secrets
 import shutil
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 CACHE_ENV = "COPY_TASKS_CACHE"
@@ -117,6 +119,44 @@ def _staged(path: Path, content: str | bytes) -> Path:
         Path(temporary).unlink(missing_ok=True)
         raise
     return Path(temporary)
+
+
+@contextmanager
+def locked_folder(folder: Path, fallback_lock_name: str) -> Iterator[None]:
+    """Hold an exclusive lock on `folder` (others that lock it wait) and leave nothing in it: the
+    folder itself is locked (POSIX `flock` on it). Where a folder cannot be locked (no `fcntl`:
+    Windows; a file system that refuses it), filelock's lock file `fallback_lock_name` in the
+    folder is locked instead, and stays there.
+
+        >>> folder = Path(tempfile.mkdtemp())
+        >>> with locked_folder(folder, ".lock"):
+        ...     (folder / "written").write_text("x")
+        1
+        >>> sorted(item.name for item in folder.iterdir())
+        ['written']
+    """
+    try:
+        import fcntl
+
+        handle = os.open(folder, os.O_RDONLY)
+    except (ImportError, OSError):
+        handle = None
+    if handle is not None:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+        except OSError:
+            os.close(handle)
+            handle = None
+    if handle is None:
+        from filelock import FileLock
+
+        with FileLock(folder / fallback_lock_name):
+            yield
+        return
+    try:
+        yield
+    finally:
+        os.close(handle)  # closing the folder's only descriptor of ours releases its lock
 
 
 def cache_root() -> Path:

@@ -232,11 +232,29 @@ def prepare_out(out: Path) -> None:
                          "write to") from None
 
 
+DEFAULT_DOCS = "each family's default"  # a run's docs per length when it sets none
+
+
+def made_by(preset_name: str, runs: list[SuiteRun], labels: tuple[str, ...] | None = None) -> str:
+    """The line the summary and the page open with: the command and the docs per length of its runs.
+
+    >>> made_by("quick", plan("quick"))
+    'Made by `copy-tasks suite --preset quick`: gemma-3-270m at 4 docs per length; ngram_copier, bounded_state at 20.'
+    """
+    command = f"copy-tasks suite --preset {preset_name}" + (f" --models {','.join(labels)}" if labels else "")
+    by_docs: dict[int | None, list[str]] = {}
+    for run in runs:
+        by_docs.setdefault(run.docs, []).append(run.label)
+    groups = [f"{', '.join(names)} at {DEFAULT_DOCS if docs is None else docs}" for docs, names in by_docs.items()]
+    return f"Made by `{command}`: {groups[0]} docs per length" + "".join(f"; {group}" for group in groups[1:]) + "."
+
+
 def run_suite(preset_name: str, out: Path, labels: tuple[str, ...] | None = None, verbose: bool = False) -> None:
     """Run every model of the preset into `out/results/<label>/`, then build the leaderboard in
     `out`. Each run's lm-eval output goes to `out/logs/<label>.log`, after the command that re-runs
     that step (with `verbose`, to the terminal instead: it is lm-eval's progress and tables); the
-    terminal gets the steps, a progress line every 20 s while one runs, and a summary."""
+    terminal (stderr) gets the steps, a progress line every 20 s while one runs, and a summary;
+    stdout gets the leaderboard folder alone, as `copy-tasks model` prints its model's folder."""
     from copy_tasks.common.files import cache_root
     from copy_tasks.experiments.real_models import MODELS, prepare
     from copy_tasks.report.build import build_leaderboard
@@ -258,11 +276,12 @@ def run_suite(preset_name: str, out: Path, labels: tuple[str, ...] | None = None
                progress=f"[{step}/{len(runs)}] {run.label}")
         print(f"[{step}/{len(runs)}] {run.label}: done in {time.monotonic() - started:.0f} s"
               + ("" if log is None else f" (lm-eval's output: {log.relative_to(out)})"), file=sys.stderr, flush=True)
-    report = build_leaderboard([results_dir], out)
+    report = build_leaderboard([results_dir], out, made_by=made_by(preset_name, runs, labels))
     problems = f"; {len(report.problems)} results files named in the summary's notes" if report.problems else ""
-    print(f"copy-tasks: {len(runs)} run{'s' * (len(runs) != 1)} in {time.monotonic() - began:.0f} s{problems}; "
-          f"leaderboard written to {out}: read summary.md or index.html"
-          + ("" if verbose else f"; lm-eval's output is in {out / 'logs'}"), file=sys.stderr)
+    print(f"copy-tasks: {len(runs)} run{'s' * (len(runs) != 1)} in {time.monotonic() - began:.0f} s{problems}"
+          + ("" if verbose else f"; lm-eval's output is in {out / 'logs'}")
+          + "; the leaderboard (read summary.md or index.html):", file=sys.stderr, flush=True)
+    print(out)  # the result's location, alone on stdout: `| tee` and scripts see it
 
 
 def main(argv: list[str] | None = None) -> None:

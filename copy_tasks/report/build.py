@@ -12,7 +12,8 @@ status 1), and so is an input that holds no results file; when no input holds on
 written (exit status 1). The rows already in the CSV are never lost. The outputs are written
 all together or not at all (`write_all_atomically`: an output that cannot be replaced leaves
 every one as it was), and the merge holds a lock on `DIR` from reading the CSV to writing the page, so
-two builds into one folder at once both keep their rows and the summary and page match the CSV.
+two builds into one folder at once both keep their rows and the summary and page match the CSV
+(`common.files.locked_folder`: the folder itself, so no lock file is left in it).
 """
 
 from __future__ import annotations
@@ -26,9 +27,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from filelock import FileLock
-
-from copy_tasks.common.files import write_all_atomically
+from copy_tasks.common.files import locked_folder, write_all_atomically
 from copy_tasks.probes.options import one_line_errors
 from copy_tasks.report.display_names import NameRule, name_rule
 from copy_tasks.report.html_page import PAGE_NAME, page_html, result_links
@@ -54,7 +53,7 @@ CSV_NAME = "leaderboard.csv"
 SUMMARY_NAME = "summary.md"
 PLOTS = "plots"
 SECTIONS = "sections"
-LOCK_NAME = ".leaderboard.lock"
+LOCK_NAME = ".leaderboard.lock"  # only where the folder itself cannot be locked
 
 
 def prepare_out(out: Path) -> None:
@@ -110,7 +109,7 @@ def read_sections(out: Path) -> list[str]:
 def locked(out: Path):
     """Hold the leaderboard folder's lock (other builds into it wait), and clear what
     interrupted builds left behind."""
-    with FileLock(out / LOCK_NAME):
+    with locked_folder(out, LOCK_NAME):
         remove_stale_temporaries(out, [CSV_NAME, SUMMARY_NAME, PAGE_NAME])
         remove_stale_temporaries(out / PLOTS, ["*.png"])
         yield
@@ -133,10 +132,11 @@ class Report:
 
 
 def build_leaderboard(inputs: list[Path], out: Path, replace: bool = False,
-                      names: Sequence[NameRule] = ()) -> Report:
+                      names: Sequence[NameRule] = (), made_by: str = "") -> Report:
     """Read the results under `inputs`, merge their rows into `out/leaderboard.csv`, name each
     model (`names`: `--name` rules; `copy_tasks.report.display_names`), and write the plots, `summary.md`
-    and `index.html` from the merged rows."""
+    and `index.html` from the merged rows; `made_by` (Markdown: the suite's command and docs) opens
+    the summary and the page."""
     report = Report()
     files, report.problems = find_result_files(inputs)
     if not files:
@@ -158,10 +158,10 @@ def build_leaderboard(inputs: list[Path], out: Path, replace: bool = False,
         report.notes += run_notes
         plots = all_plots(shown)
         more_tables = [*order_gap_markdown(shown), *query_accuracy_markdown(shown), *state_size_markdown(shown)]
-        summary = summary_markdown(shown, sorted(plots), run_notes, sections, more_tables)
+        summary = summary_markdown(shown, sorted(plots), run_notes, sections, more_tables, made_by)
         page_sections = ["\n".join(more_tables), *sections] if more_tables else sections
         page = page_html(shown, plots, run_notes, result_links(read, out), page_sections,
-                         section_plots(out, sections, plots))
+                         section_plots(out, sections, plots), made_by)
         outputs = {out / CSV_NAME: csv_text(merged), **{out / PLOTS / name: png for name, png in plots.items()},
                    out / SUMMARY_NAME: summary, out / PAGE_NAME: page}
         try:

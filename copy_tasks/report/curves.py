@@ -6,7 +6,9 @@ effective length and the area under the curve (`Score`).
 - AUC: the area under exact match against log length, divided by the log-length span, so 1.0
   means perfect at every length.
 Both are over the lengths the curve ran. Lengths at which any doc overflowed (the backend cut
-its prompt; `overflow` above 0) are left out of both and of the plots, and named (`CUT`).
+its prompt; `overflow` above 0) are left out of both and of the plots, and named (`CUT`). Where
+fewer than `FEW_DOCS` docs were scored at a length, the tables name them (`docs_behind`): a value
+of 4 docs moves in steps of 0.25, which two decimals do not show.
 
     >>> effective_length([(20, 1.0), (50, 0.6), (100, 0.4), (200, 0.7)])
     50
@@ -24,6 +26,8 @@ from copy_tasks.report.numbers import cell_length, cell_number
 from copy_tasks.report.series import series
 
 THRESHOLD = 0.5
+# Fewer docs than this behind a value (one doc moves it by more than 0.05): the tables say how many.
+FEW_DOCS = 20
 
 
 CUT = "cut"  # a length at which some doc did not fit the backend's context
@@ -56,6 +60,23 @@ def curves(rows: list[dict], family: str, variant: str, metric: str) -> dict[str
     return {model: sorted(points) for model, points in sorted(found.items())}
 
 
+def docs_behind(rows: list[dict], family: str, variant: str, metric: str) -> dict[str, dict[int, int]]:
+    """series -> length -> the docs behind the value of a family, variant and metric (the CSV's
+    `n`), where the rows record them.
+
+    >>> docs_behind([{"name": "m", "flags": "", "family": "random_copy", "variant": "generation",
+    ...               "metric": "exact_match", "length": "10", "n": "4"}], "random_copy", "generation", "exact_match")
+    {'m': {10: 4}}
+    """
+    found = defaultdict(dict)
+    for row in rows:
+        if (row["family"], row["variant"], row["metric"]) == (family, variant, metric):
+            docs, length = cell_number(row.get("n", "")), cell_length(row["length"])
+            if docs is not None and docs >= 1 and length is not None:
+                found[series(row)][length] = int(docs)
+    return dict(found)
+
+
 def effective_length(points: list[tuple[int, float]]) -> int | None:
     """The longest length up to which the value stays at or above the threshold; None when the
     shortest length already fails."""
@@ -79,18 +100,22 @@ def area_under_curve(points: list[tuple[int, float]]) -> float:
 @dataclass(frozen=True)
 class Score:
     """A model's numbers on one family under one rule: the (length, value) points it ran, the
-    lengths left out because some doc overflowed, and the tasks' own flags (as written).
+    lengths left out because some doc overflowed, the tasks' own flags (as written), and the
+    docs behind each point (empty: not recorded).
 
     >>> score = Score(((10, 1.0), (20, 0.4)), (50, 100))
     >>> score.effective, score.shown_effective, round(score.auc, 2), score.lengths, score.overflow_note
     (10, '10', 0.7, '10-20', 'overflow at 50, 100')
     >>> Score(((10, 0.2),)).shown_effective, Score((), (10,)).auc
     ('<10', None)
+    >>> Score(((10, 1.0), (20, 0.5)), docs=(4, 4)).docs_note, Score(((10, 1.0),), docs=(200,)).docs_note
+    ('4 docs per length', '')
     """
 
     points: tuple[tuple[int, float], ...]
     overflow: tuple[int, ...] = ()
     task_flags: str = ""
+    docs: tuple[int, ...] = ()
 
     @property
     def effective(self) -> int | None:
@@ -115,3 +140,16 @@ class Score:
     @property
     def overflow_note(self) -> str:
         return "overflow at " + ", ".join(map(str, self.overflow)) if self.overflow else ""
+
+    @property
+    def few_docs(self) -> str:
+        """The docs per length where some length had fewer than `FEW_DOCS` (`4`, or `4-20` where
+        lengths differ), else empty."""
+        if not self.docs or min(self.docs) >= FEW_DOCS:
+            return ""
+        fewest, most = min(self.docs), max(self.docs)
+        return str(fewest) if fewest == most else f"{fewest}-{most}"
+
+    @property
+    def docs_note(self) -> str:
+        return f"{self.few_docs} docs per length" if self.few_docs else ""

@@ -29,8 +29,8 @@ from pathlib import Path
 from urllib.parse import quote
 
 from copy_tasks.probes.families import FAMILIES
-from copy_tasks.report.curves import THRESHOLD, Score
-from copy_tasks.report.length_tables import LengthTable, length_cell, length_tables, mean_cell
+from copy_tasks.report.curves import FEW_DOCS, THRESHOLD, Score
+from copy_tasks.report.length_tables import FEW_DOCS_NOTE, LengthTable, length_cell, length_tables, mean_cell
 from copy_tasks.report.markdown import visible
 from copy_tasks.report.page_assets import ERRORS_SCRIPT, SORT_SCRIPT, STYLE
 from copy_tasks.report.score_table import TABLES, Rule, ScoreTable, TableRow, score_table
@@ -99,6 +99,7 @@ def _score_cells(score: Score | None) -> str:
     auc = "" if score.auc is None else repr(score.auc)
     shown_auc = "" if score.auc is None else f"{score.auc:.2f}"
     notes = [f'<span class="lengths">{text(score.lengths)}</span>'] if score.points else []
+    notes += [f'<span class="lengths">{text(score.few_docs)} docs</span>'] if score.few_docs else []
     notes += [f'<span class="note">{breakable(note)}</span>'
               for note in (score.overflow_note, f"[{score.task_flags}]" if score.task_flags else "") if note]
     lengths = f' data-range="{text(score.lengths)}"' if score.points else ""
@@ -148,12 +149,22 @@ def _table(tables: list[ScoreTable]) -> str:
             f"<thead>{head}</thead>\n<tbody>\n" + "\n".join(body) + "\n</tbody></table></div></div>")
 
 
+def first_view(tables: list[ScoreTable]) -> ScoreTable:
+    """The rule the page opens on: the one under which the most cells (a row's family) have
+    numbers, the first in `TABLES` order among equals. The main job generates three families and
+    teacher-forces every one: opened on a generation rule, its model's row was mostly `-`."""
+    return max(tables, key=lambda table: (sum(score is not None and bool(score.points) for row in table.rows
+                                              for score in row.scores.values()), -tables.index(table)))
+
+
 def _rule_choice(tables: list[ScoreTable]) -> str:
-    """The radio buttons that choose which rule's columns the table shows (the first rule, or all):
-    the other rules' columns collapse (`page_assets.STYLE`), so that the table fits a window."""
+    """The radio buttons that choose which rule's columns the table shows (one rule, or all):
+    the other rules' columns collapse (`page_assets.STYLE`), so that the table fits a window. It
+    opens on `first_view`."""
+    opened = _slug(first_view(tables).rule)
     choices = [(_slug(table.rule), table.rule.label) for table in tables] + [("all", "all rules")]
-    buttons = "".join(f'<input type="radio" name="rule" id="show-{slug}"{" checked" if index == 0 else ""}>'
-                      f'<label for="show-{slug}">{text(label)}</label>' for index, (slug, label) in enumerate(choices))
+    buttons = "".join(f'<input type="radio" name="rule" id="show-{slug}"{" checked" if slug == opened else ""}>'
+                      f'<label for="show-{slug}">{text(label)}</label>' for slug, label in choices)
     return f'<div class="rules"><span class="choose">Show:</span> {buttons}\n'
 
 
@@ -164,14 +175,18 @@ def _code(title: str) -> str:
 
 def _legend(tables: list[ScoreTable]) -> str:
     rules = "".join(f"<dt>{text(table.rule.label)}</dt><dd>{_code(table.rule.title)}</dd>" for table in tables)
+    opened = (" The table opens on the rule under which the most cells have numbers "
+              f"({text(first_view(tables).rule.label)}).") if tables else ""
     return (
         f'<dl class="legend">{rules}</dl>\n'
         f"<p><b>eff. length</b>: the longest length up to which exact match (under the column's rule) stays at or "
         f"above {THRESHOLD:.0%}; <code>&lt;L</code>: already below at the shortest length L (sorted as 0). "
         "<b>AUC</b>: area under exact match against log length, divided by the log-length span; the lengths run "
-        "are under it, then the lengths left out because the backend cut some prompt (overflow) and the tasks' "
+        f"are under it, then the docs per length where fewer than {FEW_DOCS} (<i>4 docs</i>: a value moves in "
+        "steps of 0.25), the lengths left out because the backend cut some prompt (overflow) and the tasks' "
         "own flags, in brackets. <b>flags</b>: the run's setting (flags that change what all its numbers mean); "
-        "a model in two settings is two rows. <code>-</code>: not run. Click a header to sort by it (numbers "
+        "a model in two settings is two rows. <code>-</code>: not run under the column's rule (a model run only "
+        f"teacher-forced has no generation numbers).{opened} Click a header to sort by it (numbers "
         f"highest first, names A to Z; again to reverse; empty cells last).</p>\n<p>{text(RANKING_RULE)}</p>"
     )
 
@@ -181,9 +196,10 @@ def _length_table(table: LengthTable) -> str:
     names = ("model", "flags", *map(str, table.lengths), "mean")
     head = "".join(f'<th scope="col">{text(name)}</th>' for name in names)
     body = []
-    for row, values in table.rows:
+    for row, values, docs in table.rows:
         cells = [f"<td>{text(row.model)}</td>", f"<td>{text(row.setting) or '-'}</td>"]
-        cells += [f'<td class="number">{text(length_cell(values.get(length)))}</td>' for length in table.lengths]
+        cells += [f'<td class="number">{text(length_cell(values.get(length), docs.get(length)))}</td>'
+                  for length in table.lengths]
         cells.append(f'<td class="number">{text(mean_cell(table.mean(values)))}</td>')
         body.append(f"<tr>{''.join(cells)}</tr>")
     return (f'<h4>{text(table.family)} ({text(FAMILIES[table.family].unit)})</h4>\n'
@@ -196,10 +212,10 @@ def _per_length(tables: list[ScoreTable]) -> str:
     if not tables:
         return ""
     parts = ['<h2 id="per-length">Per length</h2>',
-             "<p>Exact match at each length, under each table's rule; <code>cut</code>: some doc did not fit the "
-             "backend's context there; <code>-</code>: not run. The mean is over the lengths the row was scored "
-             "at, named beside it when they are not all of the table's: means over different lengths are not "
-             "comparable.</p>"]
+             f"<p>Exact match at each length, under each table's rule; {_code(FEW_DOCS_NOTE)} <code>cut</code>: "
+             "some doc did not fit the backend's context there; <code>-</code>: not run. The mean is over the "
+             "lengths the row was scored at, named beside it when they are not all of the table's: means over "
+             "different lengths are not comparable.</p>"]
     for table in tables:
         parts.append(f"<h3>{_code(table.rule.title)}</h3>")
         parts += [_length_table(lengths) for lengths in length_tables(table)]
@@ -231,10 +247,11 @@ def _source_hash(code: str) -> str:
 
 def page_html(rows: list[dict], plots: dict[str, bytes], notes: list[str],
               links: dict[tuple[str, str], str], sections: list[str] = (),
-              section_plots: dict[str, bytes] | None = None) -> str:
+              section_plots: dict[str, bytes] | None = None, made_by: str = "") -> str:
     """The whole `index.html` of the rows shown (`summary.latest_runs`), this build's plots
-    (name -> PNG), the notes on runs, the results files' links (`result_links`), and the
-    sections other commands added (Markdown, `page_sections`) with the plot files they show."""
+    (name -> PNG), the notes on runs, the results files' links (`result_links`), the
+    sections other commands added (Markdown, `page_sections`) with the plot files they show, and
+    what made the runs (`made_by`: a line of Markdown whose `code` spans are kept)."""
     from copy_tasks.report.page_sections import section_html
 
     tables = [table for table in (score_table(rows, rule) for rule in TABLES) if table]
@@ -256,6 +273,7 @@ def page_html(rows: list[dict], plots: dict[str, bytes], notes: list[str],
         "<p>Generated by <code>copy-tasks leaderboard</code>: the latest run of each model and task, per setting. "
         'Every number, with provenance: <a href="leaderboard.csv">leaderboard.csv</a>; the same tables and sections '
         'as Markdown: <a href="summary.md">summary.md</a>.</p>',
+        f'<p id="made-by">{_code(made_by)}</p>' if made_by else "",
         _legend(tables),
         _table(tables) if tables else "<p>No scores to show.</p>",
         _per_length(tables),

@@ -1,11 +1,13 @@
 """The per-length tables: each rule's families length by length (`LengthTable`), from the same
-scores as its table (`copy_tasks.report.score_table`), for the summary and the page."""
+scores as its table (`copy_tasks.report.score_table`), for the summary and the page. A value
+scored on fewer than `curves.FEW_DOCS` docs names them (`0.75 (3/4)`: it moves in steps of 1/4)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from copy_tasks.probes.families import FAMILIES
+from copy_tasks.report.curves import FEW_DOCS
 from copy_tasks.report.markdown import markdown_text
 from copy_tasks.report.score_table import ScoreTable, TableRow
 
@@ -13,11 +15,12 @@ from copy_tasks.report.score_table import ScoreTable, TableRow
 @dataclass(frozen=True)
 class LengthTable:
     """One family under one rule, length by length: the lengths any row ran (columns) and each
-    row's value per length (absent: not run; `CUT`: some doc overflowed there)."""
+    row's value per length (absent: not run; `CUT`: some doc overflowed there), with the docs
+    behind each value where the rows record them."""
 
     family: str
     lengths: tuple[int, ...]
-    rows: tuple[tuple[TableRow, dict[int, float | str]], ...]
+    rows: tuple[tuple[TableRow, dict[int, float | str], dict[int, int]], ...]
 
     def mean(self, values: dict[int, float | str]) -> tuple[float, str] | None:
         """A row's mean over the lengths it was scored at (as RULER averages over lengths), and
@@ -39,23 +42,31 @@ def length_tables(table: ScoreTable) -> list[LengthTable]:
     """One `LengthTable` per family of a rule's table, from the same scores the table shows."""
     found = []
     for family in table.families:
-        values = table.every_length[family]
-        per_row = tuple((row, values[row.entry]) for row in table.rows if row.entry in values)
-        lengths = tuple(sorted({length for _, values in per_row for length in values}))
+        values, docs = table.every_length[family], table.docs.get(family, {})
+        per_row = tuple((row, values[row.entry], docs.get(row.entry, {})) for row in table.rows if row.entry in values)
+        lengths = tuple(sorted({length for _, values, _ in per_row for length in values}))
         found.append(LengthTable(family, lengths, per_row))
     return found
 
 
-def length_cell(value: float | str | None) -> str:
-    """A value of a per-length table: two decimals, `cut` (some doc overflowed), `-` (not run).
+FEW_DOCS_NOTE = (f"a value scored on fewer than {FEW_DOCS} docs names how many were right of how many "
+                 "(`0.75 (3/4)`: with 4 docs a value moves in steps of 0.25);")
+
+
+def length_cell(value: float | str | None, docs: int | None = None) -> str:
+    """A value of a per-length table: two decimals, with the docs right of all where they are
+    fewer than `FEW_DOCS`; `cut` (some doc overflowed), `-` (not run).
 
     >>> from copy_tasks.report.curves import CUT
-    >>> length_cell(0.125), length_cell(CUT), length_cell(None)
-    ('0.12', 'cut', '-')
+    >>> length_cell(0.125), length_cell(0.75, 4), length_cell(0.5, 200), length_cell(CUT), length_cell(None)
+    ('0.12', '0.75 (3/4)', '0.50', 'cut', '-')
     """
     if value is None:
         return "-"
-    return value if isinstance(value, str) else f"{value:.2f}"
+    if isinstance(value, str):
+        return value
+    few = f" ({round(value * docs)}/{docs})" if docs is not None and docs < FEW_DOCS else ""
+    return f"{value:.2f}{few}"
 
 
 def mean_cell(mean: tuple[float, str] | None) -> str:
@@ -74,8 +85,8 @@ def length_table_markdown(table: LengthTable) -> str:
     """A Markdown table: a row per model, a column per length, then the row's mean."""
     header = ["model", "flags", *map(str, table.lengths), "mean"]
     lines = ["| " + " | ".join(header) + " |", "|---|---|" + "---:|" * (len(table.lengths) + 1)]
-    for row, values in table.rows:
-        cells = [length_cell(values.get(length)) for length in table.lengths]
+    for row, values, docs in table.rows:
+        cells = [length_cell(values.get(length), docs.get(length)) for length in table.lengths]
         lines.append("| " + " | ".join([markdown_text(row.model), markdown_text(row.setting) or "-", *cells,
                                         mean_cell(table.mean(values))]) + " |")
     return "\n".join(lines)
@@ -84,8 +95,8 @@ def length_table_markdown(table: LengthTable) -> str:
 def per_length_markdown(tables: list[ScoreTable]) -> list[str]:
     """The summary's per-length section: each rule's tables, family by family."""
     parts = ["", "## Per length", "",
-             "Exact match at each length, under each table's rule; `cut`: some doc did not fit the "
-             "backend's context there (left out of the numbers above); `-`: not run. The mean is over the "
+             f"Exact match at each length, under each table's rule; {FEW_DOCS_NOTE} `cut`: some doc did not fit "
+             "the backend's context there (left out of the numbers above); `-`: not run. The mean is over the "
              "lengths the row was scored at, named beside it when they are not all of the table's: means "
              "over different lengths are not comparable."]
     for table in tables:

@@ -3,10 +3,11 @@
 The leaderboard: one PNG per family and variant, a metric against length, one line per model
 (one colour and marker per model across the plots; curves set slightly apart so that equal ones
 stay visible), stderr bars, length on a log axis (as the paper's Figures 1c and 7) where the
-lengths span a factor of 10, else on a linear one (n = 1 to 8). Generation variants plot
-exact match under our rule (`exact_match`; the summary also tables the authors');
-teacher-forced ones plot bits per character of the target (lower is better), which separates
-models even where exact match is 0. The experiments (training, the reference models' bound):
+lengths span a factor of 10, else on a linear one (n = 1 to 8). Each plots what a table ranks
+(`PLOTTED`): generation, exact match under our rule (the summary also tables the authors');
+teacher-forced, greedy exact match (`<family>_tf.png`); and beside it bits per character of the
+teacher-forced target (`<family>_tf_bits_per_char.png`, lower is better), which separates models
+even where exact match is 0. The experiments (training, the reference models' bound):
 `line_plot` of a few `Line`s. And the state-size plot (`copy_tasks.report.state_axis`).
 """
 
@@ -17,19 +18,24 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from copy_tasks.probes.families import FAMILIES
-from copy_tasks.probes.family import GENERATION, TEACHER_FORCED, TEACHER_FORCED_SUFFIX
+from copy_tasks.probes.family import TEACHER_FORCED, TEACHER_FORCED_SUFFIX
 from copy_tasks.report.curves import curves
 from copy_tasks.report.markdown import visible
 from copy_tasks.report.position_table import position_table
 from copy_tasks.report.positions import THIRDS
+from copy_tasks.report.score_table import OUR_RULE, TEACHER_FORCED_RULE
 from copy_tasks.report.series import series
 from copy_tasks.report.state_axis import PLOT_NAME as STATE_SIZE_PLOT
 from copy_tasks.report.state_axis import state_size_figure
 
 LEGEND_MODELS = 20  # more models than this: no legend (the CSV and summary name them)
-PLOTTED = ((GENERATION, "exact_match", "exact match (our rule)", ""),
+# (variant, metric, y label, file name suffix): the metrics the tables rank, as they rank them,
+# then the teacher-forced target's bits per character.
+PLOTTED = ((OUR_RULE.variant, OUR_RULE.metric, "exact match (our rule)", ""),
+           (TEACHER_FORCED_RULE.variant, TEACHER_FORCED_RULE.metric, "exact match (teacher-forced)",
+            TEACHER_FORCED_SUFFIX),
            (TEACHER_FORCED, "bits_per_char", "bits per character of the target (lower is better)",
-            TEACHER_FORCED_SUFFIX))
+            f"{TEACHER_FORCED_SUFFIX}_bits_per_char"))
 # Ten colours and seven markers: 70 models before a pair repeats; a marker is also what tells
 # two curves apart where they lie on each other.
 COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22",

@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 from copy_tasks.probes.families import FAMILIES
 from copy_tasks.probes.family import GENERATION, TEACHER_FORCED
-from copy_tasks.report.curves import CUT, Score, curves, overflowed
+from copy_tasks.report.curves import CUT, Score, curves, docs_behind, overflowed
 from copy_tasks.report.flags import split_flags
 from copy_tasks.report.series import KEPT_APART, series, setting
 from copy_tasks.report.table import as_written
@@ -30,15 +30,14 @@ class Rule(NamedTuple):
     title: str
 
 
+AUTHORS_RULE = Rule(GENERATION, "authors_exact_match", "authors' rule",
+                    "Generation, the authors' rule (the paper's protocol: `authors_exact_match`)")
+OUR_RULE = Rule(GENERATION, "exact_match", "our rule",
+                "Generation, our rule (the answer at the start, whatever follows: `exact_match`)")
+TEACHER_FORCED_RULE = Rule(TEACHER_FORCED, "exact_match", "teacher-forced",
+                           "Teacher-forced (greedy exact match in one forward pass: `exact_match`)")
 # One summary table each, in this order.
-TABLES = (
-    Rule(GENERATION, "authors_exact_match", "authors' rule",
-         "Generation, the authors' rule (the paper's protocol: `authors_exact_match`)"),
-    Rule(GENERATION, "exact_match", "our rule",
-         "Generation, our rule (the answer at the start, whatever follows: `exact_match`)"),
-    Rule(TEACHER_FORCED, "exact_match", "teacher-forced",
-         "Teacher-forced (greedy exact match in one forward pass: `exact_match`)"),
-)
+TABLES = (AUTHORS_RULE, OUR_RULE, TEACHER_FORCED_RULE)
 
 
 @dataclass(frozen=True)
@@ -63,6 +62,8 @@ class ScoreTable:
     # family -> series -> length -> its value, or `CUT` where some doc overflowed (the
     # per-length tables)
     every_length: dict[str, dict[str, dict[int, float | str]]] = field(default_factory=dict)
+    # family -> series -> length -> the docs behind its value, where the rows record them
+    docs: dict[str, dict[str, dict[int, int]]] = field(default_factory=dict)
 
 
 def score_table(rows: list[dict], rule: Rule) -> ScoreTable | None:
@@ -76,19 +77,28 @@ def score_table(rows: list[dict], rule: Rule) -> ScoreTable | None:
     by_family = {name: curves(rows, name, variant, metric) for name in families}
     cut = {name: overflowed(rows, name, variant) for name in families}
     flags = {name: task_flags(rows, name, variant) for name in families}
+    docs = {name: docs_behind(rows, name, variant, metric) for name in families}
     entries = sorted({entry for name in families for entry in (*by_family[name], *cut[name])})
     about = {series(row): (as_written(row["name"]), row["architecture"], setting(row)) for row in rows}
     table_rows = []
     for entry in entries:
-        scores = {name: Score(tuple((length, value) for length, value, _ in by_family[name].get(entry, [])),
-                              tuple(sorted(cut[name].get(entry, set()))), flags[name].get(entry, ""))
+        scores = {name: _score(by_family[name].get(entry, []), cut[name].get(entry, set()), flags[name].get(entry, ""),
+                               docs[name].get(entry, {}))
                   if entry in by_family[name] or entry in cut[name] else None for name in families}
         table_rows.append(TableRow(entry, *about.get(entry, (entry, "", "")), scores))
     every_length = {name: {entry: {**dict.fromkeys(cut[name].get(entry, set()), CUT),
                                    **{length: value for length, value, _ in by_family[name].get(entry, [])}}
                            for entry in entries if entry in by_family[name] or entry in cut[name]}
                     for name in families}
-    return ScoreTable(rule, families, table_rows, every_length)
+    return ScoreTable(rule, families, table_rows, every_length, docs)
+
+
+def _score(curve: list[tuple[int, float, float]], cut: set[int], flags: str, docs: dict[int, int]) -> Score:
+    """A row's `Score` on one family: its curve's points, the lengths cut, its flags, and the
+    docs behind its points where every point records them."""
+    points = tuple((length, value) for length, value, _ in curve)
+    known = tuple(docs[length] for length, _ in points if length in docs)
+    return Score(points, tuple(sorted(cut)), flags, known if len(known) == len(points) else ())
 
 
 def task_flags(rows: list[dict], family: str, variant: str) -> dict[str, str]:

@@ -5,12 +5,14 @@ Every model whose runs recorded `state_bits` (a Mamba, Mamba-2, RWKV or LSTM fro
 `bounded_state` from its budget: `copy_tasks.harness.state_size`) is a point per family and
 variant: its effective length (`summary.effective_length`, exact match under our rule for the
 generation variant, greedy exact match for the teacher-forced one). The summary tables them,
-and `plots/state_size.png` draws them, one panel per family: each model a marker, the budgets
-of `bounded_state` joined by a line (what a reader that keeps exactly what fits reaches with
-those bits), and on `random_copy` the longest string a state of B bits can copy by the paper's
+and `plots/state_size.png` draws them, a panel per family that has something to compare
+(`compared_families`: two models or more, or `random_copy`'s bound): each model a marker in its
+colour of the other plots (hollow: teacher-forced), the budgets of `bounded_state` joined by a
+line where there are two or more (what a reader that keeps exactly what fits reaches with those
+bits), and on `random_copy` the longest string a state of B bits can copy by the paper's
 Theorem 2.7 (`models.bounded_state.copy_bound_length`). An effective length under the shortest
 length run is drawn at half that length (a downward marker); one that reaches the longest
-length run is a lower bound (an upward marker).
+length run is a lower bound (an upward marker). The legend names only what is drawn.
 
     >>> row = lambda model, bits, length, value: {"name": model, "flags": "", "family": "random_copy",
     ...     "variant": "generation", "metric": "exact_match", "value": value, "stderr": "0", "length": length,
@@ -82,6 +84,14 @@ def state_points(rows: list[dict]) -> dict[str, list[StatePoint]]:
     return points
 
 
+def compared_families(points: dict[str, list[StatePoint]]) -> dict[str, list[StatePoint]]:
+    """The families of `state_points` whose panel compares something: points of two models or
+    more (two budgets of `bounded_state` are two), or one against Theorem 2.7's bound. The main
+    job runs `bounded_state` at one budget and nothing else with a state: one panel, the bound's."""
+    return {family: found for family, found in points.items()
+            if len({point.model for point in found}) >= 2 or family == BOUND_FAMILY}
+
+
 def state_size_markdown(rows: list[dict]) -> list[str]:
     """The summary's section: per model and variant, its state bits and effective length on
     each family it ran; nothing when no run recorded a state size."""
@@ -98,15 +108,23 @@ def state_size_markdown(rows: list[dict]) -> list[str]:
              "LSTM at the run's float width, `bounded_state`'s budget) and their effective length per family "
              f"(exact match under our rule, teacher-forced: greedy exact match). `{BOUND_FAMILY}` is bounded by the "
              "paper's Theorem 2.7: a state of B bits copies at most 1 + (B + 1) / log2(26) random letters with "
-             "probability 1/2 or more. A transformer has no such state and no row here. The plot: "
-             f"`plots/{PLOT_NAME}` (a downward marker: below the shortest length run, drawn at half of it; an "
-             "upward one: the longest length run reached, so at least that).", "",
+             "probability 1/2 or more. A transformer has no such state and no row here. " + _plot_note(points), "",
              "| model | variant | state bits | " + " | ".join(families) + " |",
              "|---|---|---:|" + "---:|" * len(families)]
     for (model, variant, bits), cells in sorted(table.items(), key=lambda item: (item[0][1], item[0][2], item[0][0])):
         lines.append("| " + " | ".join([markdown_text(model), variant, f"{bits:,}",
                                         *(cells.get(family, "-") for family in families)]) + " |")
     return lines
+
+
+def _plot_note(points: dict[str, list[StatePoint]]) -> str:
+    """What the summary says of the plot: its file and how to read it, or why there is none."""
+    if not compared_families(points):
+        return (f"No plot: no family has two models with a state size to compare, nor is `{BOUND_FAMILY}` "
+                "among them.")
+    return (f"The plot: `plots/{PLOT_NAME}`, a panel per family with two models or more (or `{BOUND_FAMILY}`'s "
+            "bound); a downward marker: below the shortest length run, drawn at half of it; an upward one: the "
+            "longest length run reached, so at least that; hollow: teacher-forced.")
 
 
 def _drawn_length(score: Score) -> tuple[float, str]:
@@ -119,13 +137,14 @@ def _drawn_length(score: Score) -> tuple[float, str]:
 
 
 def state_size_figure(rows: list[dict], colours: dict[str, str] | None = None):
-    """The state-size plot (a matplotlib `Figure`), or None when no run recorded a state size."""
+    """The state-size plot (a matplotlib `Figure`), or None when no family has anything to
+    compare (`compared_families`). `colours`: each model's colour in the other plots."""
     import matplotlib
 
     matplotlib.use("Agg")
     from matplotlib import pyplot
 
-    points = state_points(rows)
+    points = compared_families(state_points(rows))
     if not points:
         return None
     columns = min(3, len(points))
@@ -136,15 +155,15 @@ def state_size_figure(rows: list[dict], colours: dict[str, str] | None = None):
     for axes, (family, found) in zip(grid.flat, points.items()):
         for variant, dashed in ((GENERATION, "-"), (TEACHER_FORCED, "--")):
             line = [p for p in found if p.is_bounded_state and p.variant == variant]
-            if line:
+            if len(line) >= 2:
                 axes.plot([p.bits for p in line], [_drawn_length(p.score)[0] for p in line], dashed, color="grey",
-                          label=f"{BOUNDED_STATE} ({variant})")
+                          label=f"{BOUNDED_STATE}'s budgets ({variant})", zorder=1)
         for point in found:
             length, marker = _drawn_length(point.score)
-            colour = "grey" if point.is_bounded_state else colours.get(point.model, "#1f77b4")
-            label = None if point.is_bounded_state else f"{point.model} ({point.variant})".replace("$", r"\$")
+            colour = colours.get(point.model, "#1f77b4")
             axes.plot([point.bits], [length], marker=marker, color=colour, linestyle="none", markersize=6,
-                      alpha=0.8, label=label)
+                      markerfacecolor=colour if point.variant == GENERATION else "none", alpha=0.8, zorder=2,
+                      label=f"{point.model} ({point.variant})".replace("$", r"\$"))
         if family == BOUND_FAMILY:
             bits = sorted({p.bits for p in found})
             span = [bits[0] / 2, bits[-1] * 2]

@@ -13,7 +13,7 @@ accuracy by where the answer sits (`position_table`), tables made elsewhere, plo
 from __future__ import annotations
 
 from copy_tasks.probes.families import FAMILIES
-from copy_tasks.report.curves import THRESHOLD, Score
+from copy_tasks.report.curves import FEW_DOCS, THRESHOLD, Score
 from copy_tasks.report.length_tables import per_length_markdown
 from copy_tasks.report.markdown import markdown_text
 from copy_tasks.report.position_table import position_markdown
@@ -26,11 +26,13 @@ RANKING_RULE = ("Effective length and AUC are over the lengths each row ran, whi
 
 
 def markdown_cell(score: Score | None) -> str:
-    """`effective / AUC (lengths)`, then the lengths that overflowed, then the tasks' own flags;
-    `-` when the family was not run.
+    """`effective / AUC (lengths)` (and the docs per length where they are few), then the lengths
+    that overflowed, then the tasks' own flags; `-` when the family was not run.
 
     >>> markdown_cell(Score(((10, 1.0), (20, 0.4)), (50, 100)))
     '10 / 0.70 (10-20); overflow at 50, 100'
+    >>> markdown_cell(Score(((10, 1.0), (20, 0.5)), docs=(4, 4)))
+    '20 / 0.75 (10-20, 4 docs per length)'
     >>> markdown_cell(Score((), (10,))), markdown_cell(Score(((10, 1.0),), (), "copy_tasks_lookup_format=paper"))
     ('overflow at 10', '10 / 1.00 (10-10) [copy_tasks_lookup_format=paper]')
     """
@@ -39,7 +41,8 @@ def markdown_cell(score: Score | None) -> str:
     flags = f" [{markdown_text(score.task_flags)}]" if score.task_flags else ""
     if not score.points:
         return score.overflow_note + flags
-    cell = f"{score.shown_effective} / {score.auc:.2f} ({score.lengths})"
+    docs = f", {score.docs_note}" if score.docs_note else ""
+    cell = f"{score.shown_effective} / {score.auc:.2f} ({score.lengths}{docs})"
     return cell + ("; " + score.overflow_note if score.overflow else "") + flags
 
 
@@ -56,10 +59,11 @@ def summary_table(table: ScoreTable) -> str:
 
 
 def summary_markdown(rows: list[dict], plot_files: list[str], notes: list[str], sections: list[str] = (),
-                     more_tables: list[str] = ()) -> str:
-    """The whole `summary.md`: the tables, how to read them, `more_tables` (Markdown lines of
-    tables made elsewhere from the same rows: `copy_tasks.report.order_gaps`), the plots, notes,
-    then `sections` (Markdown written by other commands) as they are."""
+                     more_tables: list[str] = (), made_by: str = "") -> str:
+    """The whole `summary.md`: what made it (`made_by`, if given), the tables, how to read them,
+    `more_tables` (Markdown lines of tables made elsewhere from the same rows:
+    `copy_tasks.report.order_gaps`), the plots, notes, then `sections` (Markdown written by other
+    commands) as they are."""
     parts = [
         "# copy-tasks leaderboard",
         "",
@@ -67,8 +71,10 @@ def summary_markdown(rows: list[dict], plot_files: list[str], notes: list[str], 
         "`leaderboard.csv` (column `source_file`); the latest run of each model and task is shown, "
         "per setting: runs with flags that change what their numbers mean (column `flags`: a limit, chosen "
         "samples, other decoding, a chat template, a system instruction, few-shot) are rows of their own.",
+        *(["", made_by] if made_by else []),
         "",
-        f"Cells: effective length / AUC (lengths run). Effective length: the longest length up to "
+        f"Cells: effective length / AUC (lengths run; the docs per length where fewer than {FEW_DOCS}: a value "
+        "of 4 docs moves in steps of 0.25). Effective length: the longest length up to "
         f"which exact match (under the table's rule) stays at or above {THRESHOLD:.0%}; `<L`: already "
         "below at the shortest. AUC: area under exact match against log length, divided by the "
         "log-length span. Each table's heading names its rule and metric. "

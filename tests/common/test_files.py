@@ -1,19 +1,28 @@
 """Atomic writes and the cache folder (`copy_tasks.common.files`): text is written as UTF-8,
 a new file gets the umask's mode and a replaced one keeps its own, the temporary lies beside
 its target and never outlives a write, several files are all on disk before any replaces its
-target, a failure while writing leaves every target as it was, and the cache folder follows
-`$COPY_TASKS_CACHE`."""
+target, a failure while writing leaves every target as it was, a folder's lock keeps a second
+holder waiting and leaves no file behind, and the cache folder follows `$COPY_TASKS_CACHE`."""
 
 from __future__ import annotations
 
 import errno
+import multiprocessing
 import os
+import sys
 from pathlib import Path
 
 import pytest
 
 from copy_tasks.common import files
-from copy_tasks.common.files import CACHE_ENV, cache_root, new_file_mode, write_all_atomically, write_atomically
+from copy_tasks.common.files import (
+    CACHE_ENV,
+    cache_root,
+    locked_folder,
+    new_file_mode,
+    write_all_atomically,
+    write_atomically,
+)
 
 
 @pytest.fixture
@@ -173,3 +182,31 @@ def test_a_target_that_cannot_be_replaced_puts_back_the_ones_already_replaced(tm
     assert refused.value.filename == str(second)  # the target, not a temporary
     assert (first.read_text(), second.read_text()) == ("old a", "old b")
     assert sorted(item.name for item in tmp_path.iterdir()) == ["a.txt", "b.txt"]  # no temporary, no c.txt
+
+
+def _write_when_locked(folder: str, name: str, start) -> None:
+    start.wait()
+    with locked_folder(Path(folder), ".lock"):
+        (Path(folder) / name).write_text("in")
+
+
+@pytest.mark.parametrize("lock", ["the folder", "the fallback file"])
+def test_a_locked_folder_keeps_a_second_holder_waiting_and_the_folder_lock_leaves_no_file(tmp_path, monkeypatch,
+                                                                                          lock):
+    """Issue 44 finding 10: the leaderboard's lock left an empty `.leaderboard.lock` in its folder.
+    Where the folder cannot be locked (no `fcntl`, as on Windows), filelock's file is the lock.
+    The other process is forked before the lock is taken (a fork shares the locks held)."""
+    if lock == "the fallback file":
+        monkeypatch.setitem(sys.modules, "fcntl", None)
+    context = multiprocessing.get_context("fork")
+    start = context.Event()
+    other = context.Process(target=_write_when_locked, args=(str(tmp_path), "second", start))
+    other.start()
+    with locked_folder(tmp_path, ".lock"):
+        start.set()
+        other.join(0.5)
+        assert other.is_alive() and not (tmp_path / "second").exists()  # it waits for the lock
+    other.join(10)
+    assert other.exitcode == 0
+    left = sorted(path.name for path in tmp_path.iterdir())
+    assert left == (["second"] if lock == "the folder" else [".lock", "second"])

@@ -75,3 +75,33 @@ def test_an_out_the_suite_cannot_write_is_one_line_before_anything_runs(tmp_path
     error = capsys.readouterr().err
     assert stop.value.code == 2 and error.startswith("copy-tasks suite: error: --out ") and error.count("\n") == 1
     assert blocker.read_text() == "mine"
+
+
+def test_the_suite_puts_the_leaderboard_folder_alone_on_stdout_and_leaves_no_lock_in_it(tmp_path, capsys,
+                                                                                         monkeypatch):
+    """Issue 44 finding 10: every line went to stderr (`copy-tasks suite ... | tee` saw nothing) and
+    the build left an empty `.leaderboard.lock` in the folder. lm-eval's run is replaced by a
+    results file written where the run would write it, and plots are not drawn (matplotlib's
+    import alone is a second)."""
+    from leaderboard_fixtures import GOOD, write_results
+
+    from copy_tasks.experiments import suite
+    from copy_tasks.report import build
+
+    def write_a_result(run, cwd, log=None, progress=None):
+        write_results(run.output / "ngram_copier", "ngram_copier", GOOD, backend="ngram_copier")
+
+    monkeypatch.setattr(suite, "launch", write_a_result)
+    monkeypatch.setattr(build, "all_plots", lambda rows: {})
+    out = tmp_path / "out"
+    suite.main(["--models", "ngram_copier", "--out", str(out)])
+    printed = capsys.readouterr()
+    assert printed.out == f"{out.resolve()}\n"
+    assert printed.err.splitlines()[-1].startswith("copy-tasks: 1 run in ")
+    assert sorted(path.name for path in out.iterdir()) == ["index.html", "leaderboard.csv", "plots", "results",
+                                                           "summary.md"]
+    # issue 44 finding 5: the summary and the page say which preset made the runs, and their docs
+    made = "Made by `copy-tasks suite --preset quick --models ngram_copier`: ngram_copier at 20 docs per length."
+    assert made in (out / "summary.md").read_text()
+    page = (out / "index.html").read_text()
+    assert "Made by <code>copy-tasks suite --preset quick --models ngram_copier</code>" in page

@@ -115,7 +115,13 @@ def test_a_chat_templates_tokens_count_toward_the_context(chat_model):
                 context)))
 
 
+# lm-eval's completion-API backends need its `api` extra (tenacity, tiktoken): copy-tasks' extra `api`.
+NEEDS_API = "lm-eval's API backends need the extra api: pip install 'copy-tasks[api]'"
+
+
+@pytest.mark.integration
 def test_local_completions_docs_overflow_exactly_where_their_answer_does_not_fit(tiny_models):
+    pytest.importorskip("tenacity", reason=NEEDS_API)
     tokenizer = str(tiny_models["gpt_neox"])
     with FakeOpenAI() as server:
         results = evaluate("local-completions", PHONE_BOOKS + SCORED,
@@ -130,7 +136,9 @@ def test_local_completions_docs_overflow_exactly_where_their_answer_does_not_fit
         "LocalCompletionsAPI's max_length"
 
 
+@pytest.mark.integration
 def test_a_backend_that_sends_text_reports_unknown_with_one_warning(tiny_models, caplog):
+    pytest.importorskip("tenacity", reason=NEEDS_API)
     with FakeOpenAI() as server, caplog.at_level(logging.WARNING, logger="copy_tasks"):
         results = evaluate("local-completions", PHONE_BOOKS,
                            model_args=f"model=tiny,base_url={server.url},tokenizer_backend=none")

@@ -28,6 +28,7 @@ def test_every_metric_is_reported_and_a_group_with_cut_docs_reports_nan(hf_run):
     assert group[overflow] == pytest.approx(sum(scores[t][overflow] for t in members) / len(members))
 
 
+@pytest.mark.integration  # the extra `api` (lm-eval's wandb extra)
 def test_lm_evals_wandb_logger_logs_a_run_with_overflowed_lengths(hf_run, tmp_path, monkeypatch):
     """lm-eval's W&B logger reads every metric of every sample and every task; offline, it logs
     a run in which whole lengths overflowed without an error (it raised KeyError 'exact_match')."""

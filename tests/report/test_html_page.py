@@ -181,6 +181,55 @@ def test_cells_hold_both_rules_and_teacher_forcing_worked_by_hand(built):
     assert page.cell("alpha [chat_template]", "col-flags") == ("chat_template", "chat_template")
 
 
+def test_values_of_few_docs_name_them_and_the_page_says_what_made_the_runs(tmp_path):
+    """Issue 44 finding 5, on the page: the docs per length under a cell's AUC and beside each
+    per-length value where they are fewer than 20, and the suite's line (`made_by`) at the top."""
+    write_results(tmp_path / "in", "gemma", random_copy([1.0, 0.5], lengths=(10, 20)), n=4)
+    write_results(tmp_path / "in", "copier", random_copy([1.0, 0.0], lengths=(10, 20)), date="2026-11-02T10:00:00")
+    build_leaderboard([tmp_path / "in"], tmp_path / "out",
+                      made_by="Made by `copy-tasks suite --preset quick`: gemma at 4 docs per length; copier at 20.")
+    source = page_of(tmp_path / "out")
+    page = Page(source)
+    assert page.cell("gemma", "col-random_copy-generation-exact_match-auc")[1] == "0.7510-204 docs"
+    assert page.cell("copier", "col-random_copy-generation-exact_match-auc")[1] == "0.5010-20"
+    ours = source.split('<h2 id="per-length">')[1].split("Generation, our rule")[1].split("<h3>")[0]
+    assert "<td>gemma</td><td>-</td><td class=\"number\">1.00 (4/4)</td><td class=\"number\">0.50 (2/4)</td>" in ours
+    assert "<td>copier</td><td>-</td><td class=\"number\">1.00</td><td class=\"number\">0.00</td>" in ours
+    assert page.by_id["made-by"] == "Made by copy-tasks suite --preset quick: gemma at 4 docs per length; copier at 20."
+    assert '<p id="made-by">Made by <code>copy-tasks suite --preset quick</code>:' in source
+
+
+def opened_rule(source: str) -> str:
+    (checked,) = re.findall(r'<input type="radio" name="rule" id="show-([^"]+)" checked>', source)
+    return checked
+
+
+def test_the_page_opens_on_the_rule_under_which_the_most_models_have_numbers(tmp_path):
+    """Issue 44 finding 8: the main job generates three families and teacher-forces all of them; the
+    page opened on the authors' rule, where its model's row was mostly `-`. Now it opens on the
+    rule with the most cells with numbers (the first among equals), and says why a cell is `-`."""
+    families = ("phonebook_copy", "random_copy", "lookup_prefix")
+    everything = {f"{family}{variant}_20": {"exact_match": 1.0, "authors_exact_match": 1.0}
+                  for family in families for variant in ("", "_tf")}
+    write_results(tmp_path / "in", "reference", everything)
+    write_results(tmp_path / "in", "gemma", {**{f"{family}_tf_20": {"exact_match": 1.0} for family in families},
+                                             "phonebook_copy_20": {"exact_match": 1.0, "authors_exact_match": 1.0}},
+                  date="2026-11-02T10:00:00")
+    build_leaderboard([tmp_path / "in"], tmp_path / "out")
+    source = page_of(tmp_path / "out")
+    assert opened_rule(source) == "teacher_forced-exact_match"
+    page = Page(source)
+    assert all(page.cell("gemma", f"col-{family}-teacher_forced-exact_match-effective")[0] == "20"
+               for family in families)
+    assert "not run under the column's rule (a model run only teacher-forced has no generation numbers)" in source
+    assert "opens on the rule under which the most cells have numbers (teacher-forced)" in source
+    # as many cells under every rule: the first, the authors'
+    even = tmp_path / "even"
+    write_results(even, "reference", everything)
+    build_leaderboard([even], tmp_path / "out-even")
+    assert opened_rule(page_of(tmp_path / "out-even")) == "generation-authors_exact_match"
+
+
 def test_hostile_names_stay_text(built):
     source = page_of(built)
     page = Page(source)
@@ -212,8 +261,9 @@ def test_the_plots_of_this_build_are_in_the_page(built):
     images = [base64.b64decode(value.removeprefix("data:image/png;base64,")) for name, value in page.urls
               if name == "src"]
     written = sorted(path.name for path in (built / "plots").glob("*.png"))
-    assert written == ["lookup_prefix.png", "phonebook_copy.png", "random_copy.png", "random_copy_tf.png"]
-    assert len(images) == 4
+    assert written == ["lookup_prefix.png", "phonebook_copy.png", "random_copy.png", "random_copy_tf.png",
+                       "random_copy_tf_bits_per_char.png"]
+    assert len(images) == 5
     assert images == [(built / "plots" / name).read_bytes() for name in written]
 
 

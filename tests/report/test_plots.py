@@ -31,7 +31,8 @@ def test_each_plot_labels_its_axes_with_the_metric_and_its_lines_with_the_models
     build_leaderboard([tmp_path / "in"], tmp_path / "out")
     assert ("y", "exact match (our rule)") in drawn  # not the last model's name (a shadowed variable once did that)
     assert ("lines", ["model-\\$b", "model-a"]) in drawn
-    assert all(text in ("exact match (our rule)", "bits per character of the target (lower is better)")
+    assert all(text in ("exact match (our rule)", "exact match (teacher-forced)",
+                        "bits per character of the target (lower is better)")
                for kind, text in drawn if kind == "y")
 
 
@@ -46,7 +47,8 @@ def test_plots_are_valid_pngs_one_per_family_and_variant(tmp_path):
     write_results(tmp_path / "in", "gemma", GEMMA_SCORES)
     build_leaderboard([tmp_path / "in"], tmp_path / "out")
     plots = sorted((tmp_path / "out" / "plots").iterdir())
-    assert [path.name for path in plots] == ["phonebook_copy.png", "phonebook_copy_tf.png"]
+    assert [path.name for path in plots] == ["phonebook_copy.png", "phonebook_copy_tf.png",
+                                             "phonebook_copy_tf_bits_per_char.png"]
     for path in plots:
         data = path.read_bytes()
         assert data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR"
@@ -78,6 +80,31 @@ def rows_of(tmp_path, runs: dict[str, dict]) -> list[dict]:
         path = write_results(tmp_path / "in", model, scores, date=f"2026-11-0{index + 1}T10:00:00")
         rows += [dict(row.cells()) for row in rows_from_file(path)[0]]
     return [{key: "" if value is None else str(value) for key, value in row.items()} for row in rows]
+
+
+def test_each_plot_shows_what_its_table_ranks_and_bits_per_character_its_own(tmp_path):
+    """Issue 44 finding 6: the teacher-forced plot showed bits per character while its table
+    ranks exact match. Now each table's plot draws the table's own per-length values."""
+    from copy_tasks.report.length_tables import length_tables
+    from copy_tasks.report.plots import PLOTTED, family_figure
+    from copy_tasks.report.score_table import OUR_RULE, TEACHER_FORCED_RULE, score_table
+
+    scores = {"random_copy_10": {"exact_match": 1.0, "authors_exact_match": 0.0},
+              "random_copy_20": {"exact_match": 0.5, "authors_exact_match": 0.0},
+              "random_copy_tf_10": {"exact_match": 1.0, "bits_per_char": 0.25},
+              "random_copy_tf_20": {"exact_match": 0.0, "bits_per_char": 3.5}}
+    rows = rows_of(tmp_path, {"m": scores})
+    plotted = {(variant, metric): (label, suffix) for variant, metric, label, suffix in PLOTTED}
+    for rule, expected in ((OUR_RULE, [1.0, 0.5]), (TEACHER_FORCED_RULE, [1.0, 0.0])):
+        label, _ = plotted[(rule.variant, rule.metric)]
+        (table,) = length_tables(score_table(rows, rule))
+        ((_, values, _),) = table.rows
+        assert [values[length] for length in table.lengths] == expected  # the table, as worked by hand
+        axes = family_figure(rows, "random_copy", rule.variant, rule.metric, label).axes[0]
+        assert list(axes.containers[0].lines[0].get_ydata()) == expected and "exact match" in axes.get_ylabel()
+    label, suffix = plotted[("teacher_forced", "bits_per_char")]
+    axes = family_figure(rows, "random_copy", "teacher_forced", "bits_per_char", label).axes[0]
+    assert suffix == "_tf_bits_per_char" and list(axes.containers[0].lines[0].get_ydata()) == [0.25, 3.5]
 
 
 def test_a_model_has_one_colour_and_marker_in_every_plot_and_names_show_as_on_the_page(tmp_path):

@@ -86,7 +86,7 @@ def test_rows_of_a_results_file_are_exactly_its_metrics(tmp_path):
         "lm_eval_version": "0.4.13", "copy_tasks_version": "0.1.0", "task": "phonebook_copy_20",
         "family": "phonebook_copy", "variant": "generation", "task_version": "1.0",
         "task_hash": "hash-phonebook_copy_20", "docs_sha256": "sha-phonebook_copy_20", "seed": "1234",
-        "length": "20", "unit": "entries", "metric": "exact_match", "n": "10", "value": "0.9",
+        "length": "20", "unit": "entries", "metric": "exact_match", "n": "20", "value": "0.9",
         "stderr": "0.1", "overflow_docs": "0", "date": "2026-11-01T10:00:00Z", "flags": "",
         "source_file": "results_2026-11-01T10-00-00.000000.json",
     }

@@ -64,30 +64,63 @@ def test_the_summary_tables_bits_and_effective_lengths_per_family():
 
 def test_the_plot_draws_the_budgets_as_a_line_the_models_as_markers_and_the_copy_bound():
     figure = state_size_figure(ROWS)
-    mqar, copy = [axes for axes in figure.axes if axes.get_visible()]
-    assert (mqar.get_title(), copy.get_title()) == ("mqar", "random_copy")
+    (copy,) = [axes for axes in figure.axes if axes.get_visible()]  # mqar: one model, nothing to compare
+    assert copy.get_title() == "random_copy"
     lines = {line.get_label(): line for line in copy.get_lines()}
-    budgets = lines["bounded_state (generation)"]
+    budgets = lines["bounded_state's budgets (generation)"]
     assert list(budgets.get_xdata()) == [64, 512] and list(budgets.get_ydata()) == [10, 50]
     assert (lines["mamba (generation)"].get_marker(), list(lines["mamba (generation)"].get_ydata())) == ("o", [20])
     assert (lines["lstm (generation)"].get_marker(), list(lines["lstm (generation)"].get_ydata())) == ("v", [5.0])
+    assert list(lines["bounded_state(bits=512) (generation)"].get_ydata()) == [50]
     bound = lines["Theorem 2.7 bound"]
     assert list(bound.get_xdata()) == [32, 8192]
     assert list(bound.get_ydata()) == [copy_bound_length(32), copy_bound_length(8192)]
-    assert "Theorem 2.7 bound" not in {line.get_label() for line in mqar.get_lines()}
     assert state_size_figure(curve("gemma", "", [(10, 1.0)])) is None
 
 
 def test_a_model_named_like_bounded_state_is_a_marker_and_only_bounded_state_is_the_budget_line():
     rows = [*curve("bounded_state mamba", "4096", [(10, 1.0), (20, 0.0)]),  # a Mamba's label (hf)
-            *curve("budget", "64", [(10, 1.0), (20, 0.0)])]
+            *curve("budget", "64", [(10, 1.0), (20, 0.0)]), *curve("budget 2", "256", [(10, 1.0), (20, 1.0)])]
     for entry in rows[2:]:
-        entry["backend"] = "bounded_state"  # bounded_state under a label of its own
+        entry["backend"] = "bounded_state"  # bounded_state under labels of its own
     lines = {line.get_label(): line for line in state_size_figure(rows).axes[0].get_lines()}
-    # before: the Mamba was drawn grey, in the budgets' line, and the budget as a model
-    assert list(lines["bounded_state (generation)"].get_xdata()) == [64]
+    # before: the Mamba was drawn grey, in the budgets' line, and the budgets were not markers of their own
+    assert list(lines["bounded_state's budgets (generation)"].get_xdata()) == [64, 256]
     assert list(lines["bounded_state mamba (generation)"].get_xdata()) == [4096]
-    assert "budget (generation)" not in lines
+    assert list(lines["budget (generation)"].get_xdata()) == [64]
+
+
+def test_the_plot_of_the_main_job_draws_only_panels_that_compare_in_the_models_colours_and_names_what_it_draws():
+    """Issue 44 finding 7: at the main job's setting (`bounded_state` at its one budget, both
+    variants, and a transformer) seven of eight panels held one grey marker, and the legend named
+    line styles that were not drawn. Now: only `random_copy`'s panel (its point against the bound),
+    the point in `bounded_state`'s colour of the other plots, hollow where teacher-forced, and a
+    legend of what is drawn."""
+    from matplotlib.colors import to_hex
+
+    from copy_tasks.report.plots import model_styles
+
+    rows = [*curve("bounded_state", "256", [(10, 1.0), (50, 1.0), (100, 0.0)]),
+            *curve("bounded_state", "256", [(10, 1.0), (50, 1.0), (100, 0.0)], variant="teacher_forced"),
+            *curve("bounded_state", "256", [(10, 1.0), (20, 0.0)], family="phonebook_copy"),
+            *curve("bounded_state", "256", [(10, 1.0), (20, 0.0)], family="phonebook_copy", variant="teacher_forced"),
+            *curve("gemma", "", [(10, 1.0), (20, 1.0)], family="phonebook_copy")]
+    for entry in rows:
+        entry["backend"] = "bounded_state" if entry["name"] == "bounded_state" else "hf"
+    colours = {model: style.colour for model, style in model_styles(rows).items()}
+    figure = state_size_figure(rows, colours)
+    shown = [axes for axes in figure.axes if axes.get_visible()]
+    assert [axes.get_title() for axes in shown] == ["random_copy"]
+    drawn = {line.get_label(): line for line in shown[0].get_lines()}
+    generated, forced = drawn["bounded_state (generation)"], drawn["bounded_state (teacher_forced)"]
+    assert to_hex(generated.get_color()) == to_hex(forced.get_color()) == colours["bounded_state"] != to_hex("grey")
+    assert generated.get_markerfacecolor() != "none" and forced.get_markerfacecolor() == "none"
+    (legend,) = figure.legends
+    assert sorted(text.get_text() for text in legend.get_texts()) == sorted(drawn)  # no line style not drawn
+    assert all(len(line.get_xdata()) >= 1 for line in drawn.values())
+    assert "No plot" not in " ".join(state_size_markdown(rows))
+    assert state_size_figure([entry for entry in rows if entry["family"] == "phonebook_copy"]) is None
+    assert "No plot" in " ".join(state_size_markdown([entry for entry in rows if entry["family"] == "phonebook_copy"]))
 
 
 def test_the_column_comes_from_what_the_run_recorded(tmp_path):

@@ -101,3 +101,24 @@ def test_one_model_through_two_backends_is_two_rows_and_the_build_succeeds(tmp_p
     build_leaderboard([tmp_path / "in"], tmp_path / "out")  # was: ZeroDivisionError in area_under_curve
     assert summary_rows(tmp_path / "out", "m")[:2] == ["| m | transformer | backend=hf | 8 / 1.00 (8-8) |",
                                                        "| m | transformer | backend=hf_fast | 8 / 0.50 (8-8) |"]
+
+
+def test_values_of_few_docs_name_them_and_the_suite_line_says_what_made_the_runs(tmp_path):
+    """Issue 44 finding 5: the main job scores 4 docs a length, so a value moves in steps of 0.25,
+    and nothing said so. Now a value of fewer than 20 docs names them (3 right of 4 is
+    `0.50 (2/4)`), a cell of the overview its docs per length, and the line the suite gives
+    (`made_by`) opens the summary; 20 docs are shown as before."""
+    write_results(tmp_path / "in", "gemma", {"random_copy_10": {"exact_match": 1.0},
+                                             "random_copy_20": {"exact_match": 0.5}}, n=4)
+    write_results(tmp_path / "in", "copier", {"random_copy_10": {"exact_match": 1.0},
+                                              "random_copy_20": {"exact_match": 0.0}}, n=20, date="2026-11-02T10:00:00")
+    line = "Made by `copy-tasks suite --preset quick`: gemma at 4 docs per length; copier at 20."
+    build_leaderboard([tmp_path / "in"], tmp_path / "out", made_by=line)
+    summary = (tmp_path / "out" / "summary.md").read_text()
+    assert summary.split("\n\n")[2] == line
+    ours = summary.split("\n## Generation, our rule")[1].split("\n## ")[0]
+    assert "| gemma | transformer | - | 20 / 0.75 (10-20, 4 docs per length) |" in ours
+    assert "| copier | transformer | - | 10 / 0.50 (10-20) |" in ours
+    per_length = summary.split("\n### Generation, our rule")[1].split("\n### ")[0]
+    assert "| gemma | - | 1.00 (4/4) | 0.50 (2/4) | 0.75 |" in per_length
+    assert "| copier | - | 1.00 | 0.00 | 0.50 |" in per_length
