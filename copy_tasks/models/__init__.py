@@ -1,5 +1,5 @@
 """The models layer: lm-eval backends (`reference_lm`: the reference models; `scripted_lm`: the
-conformance battery's model; `fast_hf` with `banded_attention`), the analytic reference models
+conformance battery's model; `fast_hf` with `banded_attention` and `sliding_cache`), the analytic reference models
 themselves (`ngram_copier`, `bounded_state` with its readers `bounded_number` and
 `bounded_pairs`, and `answers`, how they answer requests), and the model types `copy-tasks
 train` builds that transformers lacks (`hard_alibi`, `lstm_lm`, entered into its Auto classes

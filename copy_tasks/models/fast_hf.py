@@ -30,6 +30,8 @@ size chosen is logged and recorded in the results' `config.batch_sizes`.
 Models with sliding-window layers (Gemma 3) that run PyTorch's SDPA switch to the banded SDPA
 of `copy_tasks.models.banded_attention`, which gives those layers only the keys in their window, with
 the same results; it serves the teacher-forced forward pass and the generation's prompt alike.
+In generation their cache layers keep only their window of the prompt's keys and values
+(`copy_tasks.models.sliding_cache`), not the whole prompt's.
 
     copy-tasks run --model hf_fast --model_args pretrained=... --tasks random_copy_tf --batch_size 8
 """
@@ -46,6 +48,7 @@ from tqdm import tqdm
 
 from copy_tasks.harness.lm_eval_internals import batched, cache_answer, scored_tokens_hflm
 from copy_tasks.models.banded_attention import use_banded_attention
+from copy_tasks.models.sliding_cache import keep_only_windows
 
 log = logging.getLogger("copy_tasks")
 
@@ -224,6 +227,7 @@ class FastLoglikelihoodHFLM(scored_tokens_hflm()):
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         use_banded_attention(self.model)
+        keep_only_windows(self.model)
         self._warned_of_all_positions = False
         self._logits_of = head_logits(self.model)
 
