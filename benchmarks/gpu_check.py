@@ -8,7 +8,8 @@ file written here), once on the CPU in float32 through `hf`, then on the device 
 and float16 through `hf` and `hf_fast` at batch 1 and 16. It asserts that every doc's verdict
 (exact match) equals the CPU fp32 run's, that `hf_fast` switched Gemma 3 to banded attention
 and that its teacher-forced log-probabilities match `hf`'s on the device, and prints tokens per
-second for each run. Exits 1 on the first mismatch, naming it.
+second for each run and its ratio to the same backend and dtype at the first batch size. Exits 1
+on the first mismatch, naming it.
 
     python benchmarks/gpu_check.py                         # the full check on cuda
     python benchmarks/gpu_check.py --device cpu --models gpt_neox --dtypes bfloat16 \\
@@ -100,25 +101,27 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--docs", type=int, default=16, help="docs per task")
     args = parser.parse_args(argv)
     logging.getLogger("lm_eval").setLevel(logging.ERROR)
-    from lm_eval.tasks import TaskManager
-
     import copy_tasks.models.fast_hf  # noqa: F401  (registers hf_fast)
+    from copy_tasks import task_manager as with_our_tasks
     from copy_tasks.experiments.tiny_models import build_tiny_model
     from copy_tasks.models.banded_attention import BANDED_SDPA
     from copy_tasks.models.fast_hf import FastLoglikelihoodHFLM
 
     root = Path(tempfile.mkdtemp())
-    task_manager = TaskManager(metadata={"copy_tasks_docs": args.docs, **write_sources(root)})
-    print(f"{'model':<10}{'backend':<9}{'dtype':<10}{'batch':>6}{'seconds':>9}{'tokens/s':>10}  verdicts")
+    # our tasks indexed with or without the start-up hook (copy-tasks installed, or a checkout on PYTHONPATH)
+    task_manager = with_our_tasks(metadata={"copy_tasks_docs": args.docs, **write_sources(root)})
+    print(f"{'model':<10}{'backend':<9}{'dtype':<10}{'batch':>6}{'seconds':>9}{'tokens/s':>10}{'x first batch':>14}"
+          "  verdicts")
     for architecture in args.models.split(","):
         folder = build_tiny_model(architecture, root / architecture)
         task_list = tasks() + ([BANDED_TASK] if architecture == "gemma3" else [])
         seconds, reference, _, tokens = run("hf", folder, "cpu", "float32", 1, task_manager, task_list)
-        print(f"{architecture:<10}{'hf':<9}{'float32':<10}{1:>6}{seconds:>9.1f}{tokens / seconds:>10.0f}  "
+        print(f"{architecture:<10}{'hf':<9}{'float32':<10}{1:>6}{seconds:>9.1f}{tokens / seconds:>10.0f}{'':>14}  "
               f"reference (cpu)", flush=True)
         for dtype in args.dtypes.split(","):
             logprobs_by_backend = {}
             for backend in ("hf", "hf_fast"):
+                first_speed = None
                 for batch_size in map(int, args.batch_sizes.split(",")):
                     seconds, verdicts, logprobs, tokens = run(backend, folder, args.device, dtype, batch_size,
                                                               task_manager, task_list)
@@ -127,8 +130,10 @@ def main(argv: list[str] | None = None) -> None:
                               f"{architecture} {backend} {dtype} batch {batch_size} {task}: "
                               f"{verdicts[task]} != cpu fp32 {reference[task]}")
                     logprobs_by_backend[backend] = logprobs
+                    first_speed = first_speed or tokens / seconds
                     print(f"{architecture:<10}{backend:<9}{dtype:<10}{batch_size:>6}{seconds:>9.1f}"
-                          f"{tokens / seconds:>10.0f}  {sum(map(len, verdicts.values()))} match", flush=True)
+                          f"{tokens / seconds:>10.0f}{tokens / seconds / first_speed:>14.2f}  "
+                          f"{sum(map(len, verdicts.values()))} match", flush=True)
             for task, values in logprobs_by_backend["hf"].items():
                 fast = logprobs_by_backend["hf_fast"][task]
                 gap = max(abs(a - b) for a, b in zip(values, fast) if a is not None and b is not None)

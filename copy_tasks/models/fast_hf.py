@@ -18,6 +18,10 @@ as many as its row with the most positions to score needs); a model that ignores
 `logits_to_keep` and returns every position is read at the positions kept (with a warning: it
 saves nothing); logits of any other length are refused, never read.
 
+A batch whose rows are long runs as several forward passes of a few rows each, at most
+`FORWARD_TOKENS` padded tokens a pass (`forward_slices`): the model's activations grow with
+the tokens of one pass, and rows of thousands of tokens gain nothing from sharing one.
+
 `--batch_size auto` is sized from the run's own requests (the longest prompt plus
 continuation, or plus generation budget), the model's shape and dtype and the memory free on
 its device (`batch_size_that_fits`), not by lm-eval's trial at the model's whole context; the
@@ -26,6 +30,8 @@ size chosen is logged and recorded in the results' `config.batch_sizes`.
 Models with sliding-window layers (Gemma 3) that run PyTorch's SDPA switch to the banded SDPA
 of `copy_tasks.models.banded_attention`, which gives those layers only the keys in their window, with
 the same results; it serves the teacher-forced forward pass and the generation's prompt alike.
+In generation their cache layers keep only their window of the prompt's keys and values
+(`copy_tasks.models.sliding_cache`), not the whole prompt's.
 
     copy-tasks run --model hf_fast --model_args pretrained=... --tasks random_copy_tf --batch_size 8
 """
@@ -42,6 +48,7 @@ from tqdm import tqdm
 
 from copy_tasks.harness.lm_eval_internals import batched, cache_answer, scored_tokens_hflm
 from copy_tasks.models.banded_attention import use_banded_attention
+from copy_tasks.models.sliding_cache import keep_only_windows
 
 log = logging.getLogger("copy_tasks")
 
@@ -55,6 +62,12 @@ SOFTCAPPED_HEAD = frozenset({"gemma2", "gemma3_text"})
 # Logits computed at once by the output layer: positions x vocabulary (2**25: 128 MB in float32,
 # 128 positions of Gemma 3's 262,144-token vocabulary).
 HEAD_CHUNK_LOGITS = 2 ** 25
+# Padded tokens one forward pass holds at most. Activations grow with them: Gemma 3 270M's MLP
+# holds three [tokens, 2,048] float32 tensors at once, 24 KB a token, 3.1 GB for a batch of 8
+# rows of a 1,000-entry phone book (15,900 tokens each); that batch peaked at 6.8 GB as one
+# pass. Within this bound a pass of that model adds under 1 GB, and a batch of shorter rows
+# (8 x 3,200 tokens at 200 entries) is still one pass.
+FORWARD_TOKENS = 2 ** 15
 
 
 def last_positions(logits: torch.Tensor, keep: int, width: int) -> torch.Tensor:
@@ -71,6 +84,24 @@ def last_positions(logits: torch.Tensor, keep: int, width: int) -> torch.Tensor:
         return logits[:, width - keep:]
     raise RuntimeError(f"hf_fast: asked for the logits of the last {keep} of {width} positions, the model returned "
                        f"{logits.shape[1]}: it does not honour logits_to_keep; use --model hf")
+
+
+def forward_slices(widths: list[int], most: int) -> list[slice]:
+    """Consecutive slices of a batch's rows (their input widths given) whose forward passes,
+    each padded to its widest row, hold at most `most` tokens; a row wider than `most` alone.
+
+    >>> forward_slices([10, 9, 8, 3, 3], most=20)
+    [slice(0, 2, None), slice(2, 4, None), slice(4, 5, None)]
+    >>> forward_slices([30, 5], most=20)
+    [slice(0, 1, None), slice(1, 2, None)]
+    """
+    slices, start, widest = [], 0, 0
+    for end, width in enumerate(widths):
+        if end > start and (end - start + 1) * max(widest, width) > most:
+            slices.append(slice(start, end))
+            start, widest = end, 0
+        widest = max(widest, width)
+    return [*slices, slice(start, len(widths))] if widths else slices
 
 
 def head_logits(model) -> Callable[[torch.Tensor], torch.Tensor] | None:
@@ -196,6 +227,7 @@ class FastLoglikelihoodHFLM(scored_tokens_hflm()):
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         use_banded_attention(self.model)
+        keep_only_windows(self.model)
         self._warned_of_all_positions = False
         self._logits_of = head_logits(self.model)
 
@@ -236,10 +268,17 @@ class FastLoglikelihoodHFLM(scored_tokens_hflm()):
         log.info("hf_fast: --batch_size auto: %d for %s requests of up to %d tokens", size, request_type, tokens)
         return size
 
-    @torch.no_grad()
     def _score_batch(self, chunk) -> list[tuple[float, bool]]:
-        """(log-probability, is_greedy) of each request of a batch, from one forward pass."""
+        """(log-probability, is_greedy) of each request of a batch, from forward passes of at
+        most `FORWARD_TOKENS` padded tokens each (`forward_slices`)."""
         rows = [(request.context + request.continuation)[-(self.max_length + 1):] for request in chunk]
+        return [answer for part in forward_slices([len(row) - 1 for row in rows], FORWARD_TOKENS)
+                for answer in self._score_rows(chunk[part], rows[part])]
+
+    @torch.no_grad()
+    def _score_rows(self, chunk, rows: list[list[int]]) -> list[tuple[float, bool]]:
+        """(log-probability, is_greedy) of each request, its tokens `rows` cut to the context
+        (as `hf` cuts them), from one forward pass."""
         scored = [min(len(request.continuation), len(row) - 1) for request, row in zip(chunk, rows)]
         width = max(len(row) - 1 for row in rows)
         # Each row's scored logits sit at positions [len - 1 - scored, len - 1) of its input.

@@ -37,14 +37,36 @@ def test_same_logprobs_and_verdicts_as_lm_eval_hf_at_batch_1_and_4(tiny_models, 
         assert [logprob for logprob, _ in got] == pytest.approx([logprob for logprob, _ in expected], abs=1e-3)
 
 
-def test_a_batch_is_one_forward_pass(tiny_models, monkeypatch):
-    fast = FastLoglikelihoodHFLM(pretrained=str(tiny_models["gpt_neox"]), device="cpu", batch_size=4)
+def forward_inputs(fast, monkeypatch) -> list[tuple[int, int]]:
+    """The shapes (rows, width) of the inputs of `fast`'s model, a forward pass each."""
     calls = []
     forward = fast.model.forward
-    monkeypatch.setattr(fast.model, "forward", lambda *args, **kwargs: calls.append(args[0].shape) or forward(
+    monkeypatch.setattr(fast.model, "forward", lambda *args, **kwargs: calls.append(tuple(args[0].shape)) or forward(
         *args, **kwargs))
+    return calls
+
+
+def test_a_batch_within_forward_tokens_is_one_forward_pass(tiny_models, monkeypatch):
+    fast = FastLoglikelihoodHFLM(pretrained=str(tiny_models["gpt_neox"]), device="cpu", batch_size=4)
+    calls = forward_inputs(fast, monkeypatch)
     fast.loglikelihood(requests())
-    assert [shape[0] for shape in calls] == [4, 4, 1]  # 9 requests
+    assert [rows for rows, _ in calls] == [4, 4, 1]  # 9 requests, at most 4 x 2,047 inputs a pass
+
+
+def test_a_batch_of_long_rows_runs_in_passes_of_at_most_forward_tokens(tiny_models, monkeypatch):
+    """Issue 41 goal: a batch of 8 rows of a 1,000-entry phone book (15,900 tokens each) ran as
+    one forward pass, and Gemma 3 270M's activations for 127,000 tokens took its peak to 6.9 GB;
+    a pass now holds at most FORWARD_TOKENS padded tokens, with the same scores."""
+    path = str(tiny_models["gemma3"])
+    fast = FastLoglikelihoodHFLM(pretrained=path, device="cpu", batch_size=4)
+    monkeypatch.setattr(fast_hf, "FORWARD_TOKENS", 100, raising=False)
+    calls = forward_inputs(fast, monkeypatch)
+    cases = mixed_lengths(fast) * 2  # inputs of 83, 25, 83 and 25 tokens: one batch, longest first
+    got = fast.loglikelihood(cases)
+    assert calls == [(1, 83), (1, 83), (2, 25)]
+    expected = HFLM(pretrained=path, device="cpu", batch_size=1).loglikelihood(cases)
+    assert [greedy for _, greedy in got] == [greedy for _, greedy in expected]
+    assert [logprob for logprob, _ in got] == pytest.approx([logprob for logprob, _ in expected], abs=1e-4)
 
 
 @pytest.fixture(scope="module")
