@@ -91,7 +91,8 @@ def test_every_task_the_plan_scores_ships_or_is_written(tmp_path, recipe_name):
     recipe = RECIPES[recipe_name]
     write_tasks(recipe, tmp_path / "tasks")
     available = {path.stem for folder in (task_config_dir(), tmp_path / "tasks") for path in folder.rglob("*.yaml")}
-    missing = {task for run in evaluations(recipe, tmp_path, ARCHITECTURES) for task in run.tasks} - available
+    plan = evaluations(recipe, tmp_path, recipe.architectures, recipe.tasks())
+    missing = {task for run in plan for task in run.tasks} - available
     assert not missing, sorted(missing)
 
 
