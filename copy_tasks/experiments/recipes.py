@@ -95,9 +95,9 @@ PAPER_LSTM = {"lstm_layers": 2, "lstm_hidden": 440}
 RECIPES = {
     # The paper's tasks on 2 CPU cores (docs/training.md has the figures): copies packed into rows of 2,048
     # tokens (the authors' length-generalisation rows), lookups started from their seed's copy model.
-    "full": Recipe(phases=_paper(Phases(300, 150), Phases(150, 50)), batch_size=32, packed_rows=1, context=2048,
+    "full": Recipe(phases=_paper(Phases(300, 300), Phases(150, 50)), batch_size=32, packed_rows=1, context=2048,
                    copy_lengths=(5, 20), lookup_lengths=(8, 30), seeds=(0, 1),
-                   checkpoint_steps=(100, 200, 300), learning_rate=1e-3, warmup_steps=100,
+                   checkpoint_steps=(100, 200, 300, 450), learning_rate=1e-3, warmup_steps=100,
                    hidden=256, transformer_layers=4, mamba_layers=7, **PAPER_HEADS, **PAPER_LSTM),
     # Zoology's MQAR grid on 2 CPU cores: attention, Mamba-2 and the LSTM, 2 layers at widths 32, 64 and 128,
     # every key asked; a curriculum of 2 to 8 pairs first (from flat: the first steps sat at 1 / pairs).

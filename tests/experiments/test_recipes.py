@@ -12,7 +12,7 @@ def test_every_recipe_trains_declared_tasks_and_the_quick_one_every_task():
         assert set(recipe.phases) <= set(TRAINING_TASKS) and set(recipe.architectures) <= set(ARCHITECTURES)
         assert set(recipe.tasks()) <= set(recipe.phases)
     assert set(RECIPES["quick"].phases) == set(TRAINING_TASKS)
-    assert RECIPES["full"].phases["copy"].steps == 450
+    assert RECIPES["full"].phases["copy"].steps == 600
 
 
 def test_the_papers_recipes_give_the_lstm_the_transformers_parameters_in_two_wide_layers():

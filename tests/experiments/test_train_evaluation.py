@@ -65,10 +65,10 @@ def test_only_checkpoints_before_the_end_of_copy_training_are_scored(tmp_path):
 
 def test_the_full_plan_has_a_run_per_model_and_checkpoint_each_with_its_own_label(tmp_path):
     runs = evaluations(RECIPES["full"], tmp_path, ARCHITECTURES)
-    # 6 architectures x 2 seeds: a copy model and its 3 checkpoints, two lookup models; and the n-gram copier
-    assert len(runs) == 6 * 2 * (1 + 3 + 2) + 1 == 73
-    assert len({run.label for run in runs}) == 73
-    assert len({run.model for run in runs if run.model is not None}) == 72
+    # 6 architectures x 2 seeds: a copy model and its 4 checkpoints, two lookup models; and the n-gram copier
+    assert len(runs) == 6 * 2 * (1 + 4 + 2) + 1 == 85
+    assert len({run.label for run in runs}) == 85
+    assert len({run.model for run in runs if run.model is not None}) == 84
     assert [run.label for run in runs if run.model is None] == ["ngram_copier-5"]
 
 
