@@ -109,9 +109,9 @@ RECIPES = {
                    workers=1),
     # One GPU, a few minutes: Hard-ALiBi, Mamba-2 and the LSTM to about a million copy examples (the paper's
     # Fig. 1a puts Mamba's copying there), copies to 50 letters as the paper's; not run on 2 CPU cores.
-    "gpu": Recipe(phases=_paper(Phases(300, 900), Phases(200, 200)), batch_size=64, packed_rows=16, context=2048,
+    "gpu": Recipe(phases=_paper(Phases(300, 1800), Phases(200, 200)), batch_size=64, packed_rows=16, context=2048,
                   copy_lengths=(5, 50), lookup_lengths=(8, 30), seeds=(0,),
-                  checkpoint_steps=(100, 300, 600), learning_rate=1e-3, warmup_steps=100,
+                  checkpoint_steps=(100, 300, 600, 1200), learning_rate=1e-3, warmup_steps=100,
                   hidden=256, transformer_layers=4, mamba_layers=7, **PAPER_HEADS, **PAPER_LSTM,
                   architectures=("transformer-hard-alibi", "mamba2", "lstm"), workers=1, evaluation_docs=100),
     # For tests: trains in seconds; scoring is most of it (`copy-tasks train --quick`, six architectures: 25

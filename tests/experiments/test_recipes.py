@@ -33,3 +33,29 @@ def test_the_mqar_grid_trains_attention_and_two_fixed_states_at_three_widths():
     assert grid.tasks() == ("mqar",) and grid.widths == (32, 64, 128)
     assert grid.architectures == ("transformer-rope", "mamba2", "lstm")
     assert (grid.transformer_layers, grid.mamba_layers, grid.lstm_layers) == (2, 2, 2)
+
+
+def test_the_gpu_recipe_trains_its_three_architectures_at_a_tiny_size_on_the_cpu(tmp_path):
+    """Recipe gpu (Hard-ALiBi, Mamba-2 and the LSTM to about a million copy examples on one GPU)
+    is not run on 2 CPU cores; its code path is, at a tiny size: each model takes its two phases
+    and saves a checkpoint that loads."""
+    from dataclasses import replace
+
+    from transformers import AutoModelForCausalLM
+
+    from copy_tasks.experiments.recipes import Phases
+    from copy_tasks.experiments.training import train
+    from copy_tasks.experiments.training_jobs import jobs
+
+    gpu = RECIPES["gpu"]
+    assert {job.architecture for job in jobs(gpu, gpu.architectures, gpu.tasks())} == {
+        "transformer-hard-alibi", "mamba2", "lstm"}
+    single, packed = gpu.phases["copy"].single_steps, gpu.phases["copy"].packed_steps
+    per_row = gpu.context // (2 * 27.5 + 3)  # `$<s>|<s>.`, s of 5 to 50 letters: 58 tokens on average
+    assert single * gpu.batch_size + packed * gpu.packed_rows * per_row > 1_000_000
+    tiny = replace(gpu, phases={**gpu.phases, "copy": Phases(2, 1)}, batch_size=2, packed_rows=1, context=128,
+                   hidden=32, transformer_layers=1, mamba_layers=1, lstm_hidden=32, attention_heads=4, masked_heads=2)
+    for architecture in gpu.architectures:
+        summary = train(architecture, "copy", 0, tiny, tmp_path)
+        assert summary["examples"] > 4 and AutoModelForCausalLM.from_pretrained(
+            tmp_path / "copy" / architecture / "seed-0" / "final").config.hidden_size == 32

@@ -85,3 +85,18 @@ def test_the_windowed_path_gives_the_masks_outputs_and_gradients():
         (out * torch.arange(out.numel(), dtype=out.dtype).reshape(out.shape)).sum().backward()
         results.append((out.detach(), *(leaf.grad for leaf in leaves)))
     assert all(torch.allclose(fast, masked, atol=1e-10) for fast, masked in zip(*results))
+
+
+def test_a_checkpoint_of_the_earlier_shape_loads_with_its_own_heads_and_windows(tmp_path):
+    """The model type is unchanged: a checkpoint saved with 4 windowed heads of 8 (the recipe
+    before the authors' 8 of 16) loads with its own config and gives the logits it gave."""
+    from transformers import AutoModelForCausalLM
+
+    earlier = replace(QUICK, hidden=64, attention_heads=8, masked_heads=4)
+    model = build_model("transformer-hard-alibi", earlier, char_tokenizer(), 0).eval()
+    model.save_pretrained(tmp_path)
+    loaded = AutoModelForCausalLM.from_pretrained(tmp_path).eval()
+    tokens = torch.tensor([[5, 9, 14, 20, 31, 7, 12, 40, 41]])
+    assert (loaded.config.num_attention_heads, loaded.config.num_masked_heads) == (8, 4)
+    with torch.no_grad():
+        assert torch.equal(loaded(tokens).logits, model(tokens).logits)
