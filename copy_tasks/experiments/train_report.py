@@ -242,8 +242,9 @@ class Report:
         return [self.score(label, key.format(task=f"{MQAR.family}_tf_{pairs}")) for pairs in lengths]
 
     def mqar_goal_pairs(self) -> int:
-        """The pairs the goal is read at: the most the models were trained on."""
-        return self.recipe.mqar_pairs[1]
+        """The pairs the goal is read at: the most the models were trained on (the most scored
+        up to there)."""
+        return max(pairs for pairs in mqar_lengths(self.recipe) if pairs <= max(self.recipe.mqar_pairs[1], QUERIES))
 
     def mqar_at_goal(self, architecture: str, width: int | None) -> list[float | None]:
         """Each seed's query accuracy at `mqar_goal_pairs`."""
@@ -295,21 +296,25 @@ class Report:
     def mqar_goal_lines(self, goal: int) -> list[str]:
         """Query accuracy at the goal's pairs by architecture and width (mean of the seeds, range),
         and whether the goal holds: attention at >= THRESHOLD at the smallest width, each
-        fixed-state model below attention and rising with width."""
+        fixed-state model below attention at every width scored (the best attention model there)
+        and rising with width."""
         widths = [width or self.recipe.hidden for width in self.widths]
         lines = [f"At {goal} pairs, query accuracy, mean of the seeds (range). The goal: attention at >= "
                  f"{THRESHOLD} at the smallest width; the fixed-state models below it and rising with width.", "",
                  *_table(["model", *(f"width {width}" for width in widths), "goal"])]
-        attention = [self.mqar_at_goal(a, self.widths[0]) for a in self.architectures if "transformer" in kind(a)]
-        attention_best = max((mean(values) for values in attention if mean(values) is not None), default=None)
+        attention = [[mean(self.mqar_at_goal(a, width)) for a in self.architectures if "transformer" in kind(a)]
+                     for width in self.widths]
+        attention_best = [max((value for value in values if value is not None), default=None) for values in attention]
         for architecture in self.architectures:
             means = [mean(self.mqar_at_goal(architecture, width)) for width in self.widths]
             if "transformer" in kind(architecture):
                 reached = means[0] is not None and means[0] >= THRESHOLD - 1e-9
                 verdict = f">= {THRESHOLD} at width {widths[0]}: {'reached' if reached else 'not reached'}"
+            elif not (known := [value for value in means if value is not None]):
+                verdict = "not scored"
             else:
-                known = [value for value in means if value is not None]
-                below = attention_best is not None and known and max(known) < attention_best
+                below = all(value is None or (best is not None and value < best)
+                            for value, best in zip(means, attention_best))
                 rising = len(known) > 1 and all(b >= a - NOISE for a, b in zip(known, known[1:])) \
                     and known[-1] - known[0] >= NOISE
                 verdict = (f"below attention: {'yes' if below else 'no'}; rising with width: "
