@@ -57,7 +57,7 @@ def test_a_run_of_mqar_alone_reports_query_accuracy_by_pairs_widths_and_state_ha
             bits = None if architecture.startswith("transformer") else 2 * 2 * width * 32
             summaries.append({"task": "mqar", "architecture": architecture, "seed": seed, "width": width,
                               "hidden_size": width, "parameters": 1, "state_bits": bits, "final_loss": 0.5,
-                              "examples": 10, "seconds": 1.0, "checkpoints": {"4000": 10},
+                              "examples": 10, "seconds": 1.0, "checkpoints": {"3000": 10},
                               "loss_curve": [[100, 4.0], [200, 1.5 - seed], [300, 0.25]]})
     report = Report(grid, "mqar", scores, summaries, ("transformer-rope", "lstm"), ("mqar",))
     markdown = report.markdown()
