@@ -66,6 +66,59 @@ def run_forked(args: list[str], cwd: Path, env: dict[str, str], timeout: float =
         return subprocess.CompletedProcess(args, returncode, _text(out.read()), _text(err.read()))
 
 
+_POPEN = subprocess.Popen  # the real one, for every other command
+
+
+class ForkedPopen:
+    """`subprocess.Popen` for `python -m copy_tasks ...` (what the experiments launch, see
+    `copy_tasks.experiments.lm_eval_runner`), run in a fork as `run_forked` runs a command, its
+    output to the `stdout` and `stderr` given (None: this process's; `subprocess.STDOUT`: with
+    stdout); every other command starts as `subprocess.Popen` starts it. Patched over
+    `subprocess.Popen`, it keeps a run of many lm-eval children to seconds.
+
+    >>> with tempfile.TemporaryFile() as out:
+    ...     child = ForkedPopen([sys.executable, "-m", "copy_tasks", "list"], stdout=out)
+    ...     code, _ = child.wait(), out.seek(0)
+    ...     listed = out.read().decode()
+    >>> code, "phonebook_copy" in listed
+    (0, True)
+    >>> other = ForkedPopen(["true"]); type(other) is subprocess.Popen, other.wait()
+    (True, 0)
+    """
+
+    def __new__(cls, args, *rest, **keywords):
+        if list(args[:3]) != [sys.executable, "-m", "copy_tasks"]:
+            return _POPEN(args, *rest, **keywords)
+        return super().__new__(cls)
+
+    def __init__(self, args, cwd=None, env=None, stdout=None, stderr=None, **_):
+        out = 1 if stdout is None else stdout.fileno()
+        err = out if stderr == subprocess.STDOUT else 2 if stderr is None else stderr.fileno()
+        self.args, self.returncode = args, None
+        sys.stdout.flush()
+        sys.stderr.flush()
+        self.pid = os.fork()
+        if self.pid == 0:  # the child: never returns
+            _run_child(ENTRY_POINTS["copy-tasks"], ["copy-tasks", *args[3:]], Path(cwd or os.getcwd()),
+                       dict(env or os.environ), out, err)
+
+    def wait(self, timeout: float | None = None) -> int:
+        """The exit code; past `timeout` a `subprocess.TimeoutExpired`, the child left running."""
+        if self.returncode is None:
+            self.returncode = _wait(self.pid, float("inf") if timeout is None else timeout, self.args, kill=False)
+        return self.returncode
+
+    def kill(self) -> None:
+        if self.returncode is None:
+            os.kill(self.pid, 9)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exception) -> None:
+        self.wait()
+
+
 def _run_child(load_entry_point, args: list[str], cwd: Path, env: dict[str, str], out: int, err: int) -> None:
     code = 1
     try:
@@ -144,15 +197,17 @@ def _forget_lm_evals_logging() -> None:
             getattr(lm_eval_utils, cached).cache_clear()
 
 
-def _wait(pid: int, timeout: float, args: list[str]) -> int:
+def _wait(pid: int, timeout: float, args: list[str], kill: bool = True) -> int:
+    """The child's exit code; past `timeout` a `Timeout`, the child killed first (with `kill`)."""
     deadline = time.monotonic() + timeout
     while True:
         done, status = os.waitpid(pid, os.WNOHANG)
         if done:
             return os.waitstatus_to_exitcode(status)
         if time.monotonic() > deadline:
-            os.kill(pid, 9)
-            os.waitpid(pid, 0)
+            if kill:
+                os.kill(pid, 9)
+                os.waitpid(pid, 0)
             raise Timeout(args, timeout)
         time.sleep(0.02)
 

@@ -120,7 +120,7 @@ def test_no_module_imports_itself_back_through_others():
 
 # and the model types `copy-tasks train` builds that transformers lacks (their training is in experiments)
 BACKENDS_AND_REFERENCE_MODELS = {"__init__", "answers", "banded_attention", "bounded_number", "bounded_pairs",
-                                 "bounded_state", "fast_hf",
+                                 "bounded_phonebook", "bounded_readers", "bounded_state", "fast_hf",
                                  "ngram_copier", "reference_lm", "scripted_lm", "hard_alibi", "lstm_lm",
                                  "trained_architectures"}
 

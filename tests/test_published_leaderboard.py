@@ -216,6 +216,26 @@ def test_the_reference_models_meet_their_bounds_on_mqar_and_the_passkey():
     assert len(passkey) == 20 and set(passkey.values()) == {1.0}  # one number is a summary a fixed state keeps
 
 
+def test_bounded_state_keeps_the_phone_book_entries_its_budget_holds_and_the_one_asked_first():
+    """Issue 42: with the name last it answers the books whose asked entry is among the first
+    `entries_kept(B)` (min(1, kept / entries) of 200 uniformly placed queries, within 4 standard
+    errors); with the name first it answers every book at every length from 128 bits (the name
+    and then its entry take 103.26), none at 64. Its runs record the readers' version."""
+    from copy_tasks.models.bounded_phonebook import NAME_FIRST_BITS, entries_kept
+
+    for bits in (64, 128, 256, 512, 1024, 4096):
+        model = "bounded_state" if bits == 256 else f"bounded_state(bits={bits})"
+        kept = entries_kept(bits)
+        last = values(model, "phonebook_copy", "exact_match")
+        first = values(model, "phonebook_query_first", "exact_match")
+        assert len(last) == len(first) == 2 * len(FAMILIES["phonebook_copy"].lengths), bits
+        for (_variant, entries), accuracy in last.items():
+            expected = min(1.0, kept / entries)
+            assert abs(accuracy - expected) <= 4 * (expected * (1 - expected) / 200) ** 0.5 + 1e-9, (bits, entries)
+        assert set(first.values()) == ({1.0} if bits >= NAME_FIRST_BITS else {0.0}), bits
+    assert {row["model_revision"] for row in published_rows() if row["backend"] == "bounded_state"} == {"v2"}
+
+
 def test_the_pretrained_models_ran_mqar_and_the_passkey_on_25_docs_with_queries_counted():
     for model in ("gemma-3-270m", "smollm2-135m"):
         assert set(values(model, "mqar", "query_accuracy")) == {

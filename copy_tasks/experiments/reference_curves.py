@@ -14,7 +14,8 @@ import argparse
 from pathlib import Path
 
 from copy_tasks.models.answers import cut_at_stops
-from copy_tasks.models.bounded_state import BoundedStateReader, copy_bound
+from copy_tasks.models.bounded_readers import bounded_state_read
+from copy_tasks.models.bounded_state import copy_bound
 from copy_tasks.models.ngram_copier import NgramCopier, mode_name
 from copy_tasks.probes.families import FAMILIES
 from copy_tasks.probes.task_docs import generate_docs
@@ -36,15 +37,18 @@ def models(bits: int) -> dict:
 
 
 def bounded_state_answer(prompt: str, until: list[str], bits: int) -> str:
-    return cut_at_stops(BoundedStateReader(bits).read(prompt).answer(), until)
+    return cut_at_stops(bounded_state_read(prompt, bits).answer(), until)
 
 
 def exact_match(family_name: str, length: int, docs: int, generate) -> float:
+    """The mean exact match over `docs` docs, each scored as its task scores it: from the answers
+    to each of its questions (one, or `mqar`'s 8: right when all are)."""
     family = FAMILIES[family_name]
     batch = generate_docs(family_name, length, SEED, docs)
     until = list(family.stop_sequences)
-    return sum(family.score_one_reading(generate(doc["prompt"], until, family.generation_budget(doc)), doc)[
-        "exact_match"] for doc in batch) / len(batch)
+    return sum(family.score_generations([generate(question["prompt"], until, family.generation_budget(question))
+                                         for question in family.request_docs(doc)], doc)["exact_match"]
+               for doc in batch) / len(batch)
 
 
 def curves(docs: int, bits: int) -> dict[str, dict[str, dict[int, float]]]:

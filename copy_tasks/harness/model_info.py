@@ -14,6 +14,8 @@ from copy_tasks.harness.model_types import MODEL_TYPES
 
 PREPARED_MARKER = "copy_tasks_model.json"  # written by `copy_tasks.experiments.real_models.prepare`
 ANALYTIC_MARKER = "copy_tasks_analytic"  # class attribute of our reference and scripted models
+# class attribute of a model of ours whose answers change with its version (`bounded_state`'s readers)
+VERSION_MARKER = "copy_tasks_model_version"
 
 
 def model_type_of(lm) -> str | None:

@@ -183,14 +183,16 @@ def refuse_dropped_metadata(original):
 
 def response_cache_path(path: str, model: Any, model_args: Any) -> str:
     """The `use_cache` path copy-tasks gives lm-eval for `path`: one of its own for each model
-    and its arguments (a digest of both), because lm-eval's response cache (`CachingLM`) keys
-    its answers by request alone and would serve one model another's. A model object is refused:
-    its arguments cannot be read, so two objects could not be told apart.
+    and its arguments (a digest of both, and of the model's version where one of ours has one:
+    `model_info.VERSION_MARKER`), because lm-eval's response cache (`CachingLM`) keys its answers
+    by request alone and would serve one model another's, or a model the answers of its older
+    version. A model object is refused: its arguments cannot be read, so two objects could not be
+    told apart.
 
-    >>> response_cache_path("runs/U", "bounded_state", "bits=276")
-    'runs/U_bounded_state-de3d8f2e5304'
-    >>> response_cache_path("runs/U", "bounded_state", {"bits": 276})
-    'runs/U_bounded_state-de3d8f2e5304'
+    >>> response_cache_path("runs/U", "ngram_copier", "n=5")
+    'runs/U_ngram_copier-a9f654b6f8c6'
+    >>> response_cache_path("runs/U", "ngram_copier", {"n": 5})
+    'runs/U_ngram_copier-a9f654b6f8c6'
     """
     import hashlib
     import json
@@ -198,6 +200,7 @@ def response_cache_path(path: str, model: Any, model_args: Any) -> str:
 
     from lm_eval.utils import simple_parse_args_string
 
+    from copy_tasks.harness.model_info import VERSION_MARKER
     from copy_tasks.probes.options import UserError
 
     if not isinstance(model, str):
@@ -207,7 +210,9 @@ def response_cache_path(path: str, model: Any, model_args: Any) -> str:
                         "(model='hf', model_args=...), which gives each model and its arguments a cache of its own, "
                         "or leave out use_cache")
     args = model_args if isinstance(model_args, dict) else simple_parse_args_string(model_args)
-    identity = json.dumps([model, {str(key): str(value) for key, value in args.items()}], sort_keys=True)
+    version = getattr(internals.model_class(model), VERSION_MARKER, None)
+    identity = json.dumps([model, {str(key): str(value) for key, value in args.items()},
+                           *([] if version is None else [{"version": version}])], sort_keys=True)
     return f"{path}_{re.sub(r'[^A-Za-z0-9._-]+', '_', model)}-{hashlib.sha256(identity.encode()).hexdigest()[:12]}"
 
 

@@ -1,7 +1,8 @@
 """The models layer: lm-eval backends (`reference_lm`: the reference models; `scripted_lm`: the
 conformance battery's model; `fast_hf` with `banded_attention`), the analytic reference models
-themselves (`ngram_copier`, `bounded_state` with its readers `bounded_number` and
-`bounded_pairs`, and `answers`, how they answer requests), and the model types `copy-tasks
+themselves (`ngram_copier`, `bounded_state` with its readers `bounded_number`, `bounded_pairs`
+and `bounded_phonebook`, which `bounded_readers` picks from, and `answers`, how they answer
+requests), and the model types `copy-tasks
 train` builds that transformers lacks (`hard_alibi`, `lstm_lm`, entered into its Auto classes
 by `trained_architectures`). Preparing models, training them and plotting are in
 `copy_tasks.experiments` and `copy_tasks.report`."""

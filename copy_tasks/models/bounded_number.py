@@ -3,18 +3,18 @@
 `bounded_state` reads a prompt whose first line is the passkey header
 (`copy_tasks.probes.families.passkey_recall.HEADER`) with this reader. The prompt streams
 through once, and the state is measured after every change (`state_bits`):
-- control registers: which reader (log2(3) = 1.58 bits), whether the last character was a digit
+- control registers: which reader (log2(4) = 2 bits), whether the last character was a digit
   (1 bit);
 - the number kept and the run of digits being read: 3.32 bits a digit, each with a length
   counter (the bits of its value, at least 1).
 Its policy: a run of digits replaces the number kept when it ends (if it fits, digit by digit,
 else the run is dropped); the answer is the number kept. Remembering one number is a summary
-of the input: a 10-digit key needs at most 1.58 + 1 + 2 x (10 x 3.32 + 4) = 77 bits, so 128
+of the input: a 10-digit key needs at most 2 + 1 + 2 x (10 x 3.32 + 4) = 77.4 bits, so 128
 bits find the passkey at every length.
 
     >>> reader = PasskeyReader(128).read("Remember it.\\n\\nThe passkey is 4563848. The old road.\\n\\nThe passkey is")
     >>> reader.kept, reader.answer(), round(reader.peak_bits, 1)
-    ('4563848', ' 4563848', 29.8)
+    ('4563848', ' 4563848', 30.3)
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 import re
 
-from copy_tasks.models.bounded_state import READER_CHOICE_BITS, StateOverflow, counter_bits
+from copy_tasks.models.bounded_state import READER_CHOICE_BITS, MeasuredState, counter_bits
 from copy_tasks.probes.families.passkey_recall import HEADER
 
 DIGIT_BITS = math.log2(10)
@@ -41,7 +41,7 @@ def reads_as_passkey(prompt: str) -> bool:
     return prompt.split("\n", 1)[0] == HEADER
 
 
-class PasskeyReader:
+class PasskeyReader(MeasuredState):
     """Streams one prompt through a state of at most `bits` bits; then `answer()`."""
 
     def __init__(self, bits: int) -> None:
@@ -54,12 +54,6 @@ class PasskeyReader:
     def state_bits(self) -> float:
         return (FIXED_CONTROL_BITS + len(self.kept) * DIGIT_BITS + counter_bits(len(self.kept))
                 + len(self.run) * DIGIT_BITS + counter_bits(len(self.run)))
-
-    def _measure(self) -> None:
-        bits = self.state_bits()
-        if bits > self.bits:
-            raise StateOverflow(f"state of {bits:.1f} bits exceeds B = {self.bits}")
-        self.peak_bits = max(self.peak_bits, bits)
 
     def read(self, text: str) -> PasskeyReader:
         """Stream `text` through: the state changes only at a digit and at the character after a

@@ -1,16 +1,15 @@
 """The bounded-state copier's reader of key-value lines (`mqar`): it keeps the pairs that fit.
 
-`bounded_state` reads a prompt whose first line is `{letters}: {digits}` with this reader, and
-a passkey prompt with `copy_tasks.models.bounded_number`, every other prompt with
-`copy_tasks.models.bounded_state.BoundedStateReader`; which of the three is log2(3) bits of
-control. The prompt streams through once, a character at a time, and the state is measured
+`bounded_state` reads a prompt whose first line is `{letters}: {digits}` with this reader (its
+four readers: `copy_tasks.models.bounded_readers`; which of the four is log2(4) = 2 bits of
+control). The prompt streams through once, a character at a time, and the state is measured
 after every change (`state_bits`):
-- control registers: which reader (1.58 bits), the queries begun, a value begun, the line lost
-  (3 flags), the class of the previous character (newline, other: 1 bit): `FIXED_CONTROL_BITS` = 5.58;
+- control registers: which reader (2 bits), the queries begun, a value begun, the line lost
+  (3 flags), the class of the previous character (newline, other: 1 bit): `FIXED_CONTROL_BITS` = 6;
 - the line being read: its key's letters (log2(26) = 4.70 bits each) and its value's digits
   (log2(10) = 3.32 bits each), each with a length counter (the bits of its value, at least 1);
-- the stored pairs: each its letters and digits and their two length counters, and a counter of
-  how many pairs are stored.
+- the stored pairs (`KeptPairs`): each its letters and digits and their two length counters, a
+  counter of how many pairs are stored, and one of the last stored value's length.
 
 Its policy: before the first blank line, each line is a pair; a pair is stored when its line
 ends, if with it stored a line like it still fits (room to read the queries), else it is lost,
@@ -32,12 +31,11 @@ right when its pair is among the first `capacity(bits)` (or by a guess, with pro
 
 from __future__ import annotations
 
-import hashlib
 import math
 import random
 import re
 
-from copy_tasks.models.bounded_state import LETTER_BITS, LETTERS, READER_CHOICE_BITS, StateOverflow, counter_bits
+from copy_tasks.models.bounded_state import LETTER_BITS, LETTERS, READER_CHOICE_BITS, MeasuredState, counter_bits
 
 DIGIT_BITS = math.log2(10)
 FIXED_CONTROL_BITS = READER_CHOICE_BITS + 3 + 1  # which reader; queries, value, lost flags; the last character's class
@@ -76,33 +74,66 @@ def capacity(bits: int, letters: int, digits: int) -> int:
     return m
 
 
-class PairsReader:
+class KeptPairs:
+    """The pairs a reader keeps (keys to digits), with what they cost: each its own cost (the
+    reader's count: `pair_bits` here), a counter of how many, and a counter of the last kept
+    value's length (the length of a guess). Shared by this reader and the phone book's.
+
+        >>> kept = KeptPairs()
+        >>> kept.keep("ab", "12", pair_bits(2, 2), fits=lambda: True), round(kept.bits(), 2)
+        (True, 23.04)
+        >>> kept.keep("cd", "34", pair_bits(2, 2), fits=lambda: False), kept.values
+        (False, {'ab': '12'})
+    """
+
+    def __init__(self) -> None:
+        self.values: dict = {}
+        self.stored_bits = 0.0  # what the kept pairs cost, summed
+        self.last_value_length = 0
+
+    def bits(self) -> float:
+        return counter_bits(len(self.values)) + self.stored_bits + counter_bits(self.last_value_length)
+
+    def keep(self, key, value: str, cost: float, fits) -> bool:
+        """Keep the pair if, kept, the reader's state still `fits()`; else leave all as it was."""
+        before = self.stored_bits, self.last_value_length
+        self.values[key], self.stored_bits, self.last_value_length = value, self.stored_bits + cost, len(value)
+        if fits():
+            return True
+        del self.values[key]
+        self.stored_bits, self.last_value_length = before
+        return False
+
+    def answer(self, key, guesser: random.Random, guessed_digits: int) -> str:
+        """The value kept for `key`, else digits drawn by `guesser` (the reader's state seeds
+        it), as many as the last value kept had (`guessed_digits` if none)."""
+        if key in self.values:
+            return " " + self.values[key]
+        digits = self.last_value_length or guessed_digits
+        return " " + "".join(guesser.choice("0123456789") for _ in range(digits))
+
+
+class PairsReader(MeasuredState):
     """Streams one prompt of key-value lines through a state of at most `bits` bits; then `answer()`."""
 
     def __init__(self, bits: int) -> None:
         self.bits = bits
-        self.pairs: dict[str, str] = {}
-        self.stored_bits = 0.0  # what the stored pairs cost, `pair_bits` summed
+        self.kept = KeptPairs()
         self.key, self.value = "", ""  # the line being read
         self.queries = self.in_value = self.lost = False
         self.previous_newline = True
-        self.last_value_length = 0
         self.peak_bits = self.state_bits()
         if self.peak_bits > bits:
             raise ValueError(f"bits={bits}: the key-value reader needs at least {math.ceil(self.peak_bits)} bits")
 
+    @property
+    def pairs(self) -> dict[str, str]:
+        return self.kept.values
+
     def state_bits(self) -> float:
-        stored = self.stored_bits
         line = (len(self.key) * LETTER_BITS + counter_bits(len(self.key))
                 + len(self.value) * DIGIT_BITS + counter_bits(len(self.value)))
-        return (FIXED_CONTROL_BITS + counter_bits(len(self.pairs)) + stored + line
-                + counter_bits(self.last_value_length))
-
-    def _measure(self) -> None:
-        bits = self.state_bits()
-        if bits > self.bits:
-            raise StateOverflow(f"state of {bits:.1f} bits exceeds B = {self.bits}")
-        self.peak_bits = max(self.peak_bits, bits)
+        return FIXED_CONTROL_BITS + self.kept.bits() + line
 
     def _extend(self, register: str, char: str) -> None:
         """Add `char` to the key or value being read if it fits; else the line is lost."""
@@ -116,11 +147,9 @@ class PairsReader:
         key, value = self.key, self.value
         self.key, self.value, self.in_value = "", "", False
         if not (self.queries or self.lost) and key and value and key not in self.pairs:
-            cost, last = pair_bits(len(key), len(value)), self.last_value_length
-            self.pairs[key], self.stored_bits, self.last_value_length = value, self.stored_bits + cost, len(value)
-            if self.state_bits() + cost > self.bits:  # no room left to read a query
-                del self.pairs[key]
-                self.stored_bits, self.last_value_length = self.stored_bits - cost, last
+            cost = pair_bits(len(key), len(value))
+            # kept if, with it kept, a line like it (a query's) can still be read
+            self.kept.keep(key, value, cost, fits=lambda: self.state_bits() + cost <= self.bits)
         self.lost = False
         self._measure()
 
@@ -147,14 +176,9 @@ class PairsReader:
         return self
 
     def state_key(self) -> tuple:
-        """Every register the state holds, as a value (what the answer may depend on)."""
         return (self.queries, self.in_value, self.lost, self.previous_newline, self.key, self.value,
-                self.last_value_length, tuple(self.pairs.items()))
+                self.kept.last_value_length, tuple(self.pairs.items()))
 
     def answer(self) -> str:
         """The value of the key being read (the query), from the state alone."""
-        if self.key in self.pairs:
-            return " " + self.pairs[self.key]
-        guesser = random.Random(hashlib.sha256(repr(self.state_key()).encode()).digest())
-        digits = self.last_value_length or GUESSED_DIGITS
-        return " " + "".join(guesser.choice("0123456789") for _ in range(digits))
+        return self.kept.answer(self.key, self.guesser(), GUESSED_DIGITS)

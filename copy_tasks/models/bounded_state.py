@@ -64,11 +64,13 @@ KEY_LISTS = ("key", "window", "after", "later_key")  # the lookup formats' lists
 MIN_BITS = math.ceil(FIXED_CONTROL_BITS) + 2 * COUNTER_LIMIT_BITS + len(KEY_LISTS)
 MAX_KEY = 16  # the longest key the prefix-key policy watches for (16 letters)
 GUESSES = 16  # letters offered when a lookup cannot be answered from the state
-# `bounded_state` picks one of three readers from the prompt's first line: this one, the
-# key-value reader (`bounded_pairs`) and the number reader (`bounded_number`). The other two
-# count the choice in their control bits; this reader's accounting, older than they are, does
-# not (its format register has 3 values; with the choice it would have 5, 0.74 bits more).
-READER_CHOICE_BITS = math.log2(3)
+# `bounded_state` picks one of four readers from the prompt's first line
+# (`copy_tasks.models.bounded_readers`): this one, the key-value reader (`bounded_pairs`), the
+# number reader (`bounded_number`) and the phone-book reader (`bounded_phonebook`). The other
+# three count the choice in their control bits; this reader's accounting, older than they are,
+# does not (its format register has 3 values; with the choice it would have 6, 1 bit more).
+READERS = 4
+READER_CHOICE_BITS = math.log2(READERS)
 
 
 def counter_bits(value: int) -> int:
@@ -119,7 +121,34 @@ class StateOverflow(RuntimeError):
     """The policy tried to hold more than B bits (a bug: the policy must stay within B)."""
 
 
-class BoundedStateReader:
+class MeasuredState:
+    """What every reader of `bounded_state` shares: a budget of `bits`, its state measured
+    (`state_bits`, each reader's own count) after every change, and the most it held."""
+
+    bits: int
+    peak_bits: float
+
+    def state_bits(self) -> float:
+        raise NotImplementedError
+
+    def state_key(self) -> tuple:
+        """Every register the state holds, as a value (what the answer may depend on)."""
+        raise NotImplementedError
+
+    def _measure(self) -> None:
+        """Record the state's size; holding more than B is an error, never a silent overflow."""
+        bits = self.state_bits()
+        if bits > self.bits:
+            raise StateOverflow(f"state of {bits:.1f} bits exceeds B = {self.bits}")
+        self.peak_bits = max(self.peak_bits, bits)
+
+    def guesser(self) -> random.Random:
+        """A generator seeded by the state alone, for the guesses of an answer the state does not
+        hold: two prompts that leave the same state get the same guesses."""
+        return random.Random(hashlib.sha256(repr(self.state_key()).encode()).digest())
+
+
+class BoundedStateReader(MeasuredState):
     """Streams one prompt through a state of at most `bits` bits; then `answer()`.
 
     A copy of "a b c" needs its last two letters; with room for them it copies, with room for
@@ -183,12 +212,6 @@ class BoundedStateReader:
         fits = self.state_bits() <= self.bits
         del target[len(target) - letters :]
         return fits
-
-    def _measure(self) -> None:
-        bits = self.state_bits()
-        if bits > self.bits:
-            raise StateOverflow(f"state of {bits:.1f} bits exceeds B = {self.bits}")
-        self.peak_bits = max(self.peak_bits, bits)
 
     def _store(self, target: list[str], letter: str) -> None:
         target.append(letter)
@@ -299,7 +322,7 @@ class BoundedStateReader:
     # ---- answering ---------------------------------------------------------------------
     def answer(self) -> str:
         """The continuation, from the state alone (guesses seeded by it)."""
-        guesser = random.Random(hashlib.sha256(repr(self.state_key()).encode()).digest())
+        guesser = self.guesser()
         guesses = [guesser.choice(LETTERS) for _ in range(max(GUESSES, self.seen))]
         if self.kind == "copy":
             letters = self.stored + guesses[: max(0, self.seen - 1 - len(self.stored))]

@@ -10,7 +10,8 @@ Model args of `ngram_copier`: `unit` (`char` or `word`, default `char`) and `n` 
 n-gram lookup of the paper's Theorem 2.3 over the last n units; unset: the longest-match
 variant, see `copy_tasks.models.ngram_copier`). Of `bounded_state`: `bits` (B, at least 52: `MIN_BITS`);
 it reads key-value lines (`mqar`) with `copy_tasks.models.bounded_pairs`, passkey prompts with
-`copy_tasks.models.bounded_number`, the rest with `copy_tasks.models.bounded_state`. A bad
+`copy_tasks.models.bounded_number`, phone books with `copy_tasks.models.bounded_phonebook`, the
+rest with `copy_tasks.models.bounded_state` (`copy_tasks.models.bounded_readers` picks). A bad
 model arg (`n=2.5`, `bits=abc`, `bits=48`) is a `UserError` naming it, raised as the model is
 made, before any doc is drawn. Both write at most `max_gen_toks` units (characters, or the
 copier's words).
@@ -26,9 +27,9 @@ from lm_eval.api.model import LM
 from lm_eval.api.registry import register_model
 
 from copy_tasks.models.answers import cut_at_stops, score_against
-from copy_tasks.models.bounded_number import PasskeyReader, reads_as_passkey
-from copy_tasks.models.bounded_pairs import PairsReader, reads_as_pairs
-from copy_tasks.models.bounded_state import MIN_BITS, BoundedStateReader
+from copy_tasks.models.bounded_readers import VERSION as READERS_VERSION
+from copy_tasks.models.bounded_readers import bounded_state_read
+from copy_tasks.models.bounded_state import MIN_BITS
 from copy_tasks.models.ngram_copier import NgramCopier
 from copy_tasks.probes.options import UserError
 
@@ -109,6 +110,8 @@ class NgramCopierLM(ReferenceLM):
 class BoundedStateLM(ReferenceLM):
     """`BoundedStateReader` as an lm-eval model. Model arg: `bits` (B, default 256)."""
 
+    copy_tasks_model_version = READERS_VERSION  # its answers change with it: its response cache's name holds it
+
     def __init__(self, bits: int | str = 256, **_ignored) -> None:
         super().__init__()
         self.bits = integer_arg("bounded_state", "bits", bits, 256)
@@ -121,10 +124,13 @@ class BoundedStateLM(ReferenceLM):
         """Its state's size, as the results record it (`copy_tasks.harness.state_size`)."""
         return self.bits
 
+    def get_model_info(self) -> dict:
+        """What lm-eval records of the model in the results' `config`: its readers' version, as
+        the model's revision (the leaderboard's `model_revision` column, e.g. `v2`)."""
+        return {"model_revision": f"v{self.copy_tasks_model_version}"}
+
     def _answer(self, prompt: str) -> str:
-        reader = PairsReader if reads_as_pairs(prompt) else PasskeyReader if reads_as_passkey(prompt) \
-            else BoundedStateReader
-        return reader(self.bits).read(prompt).answer()
+        return bounded_state_read(prompt, self.bits).answer()
 
     def generate(self, prompt: str, until: list[str], budget: int) -> str:
         """Its answer's first `budget` characters, cut before the first stop sequence."""

@@ -12,10 +12,11 @@ cell's `data-range`): a numeric sort groups rows by range, widest first, sorts w
 group, and marks where a group starts (a rule above the row, class `new-range`). The header
 sorted by says so in its `aria-sort`. For the browser test,
 `index.html#test-click=ID,ID` clicks the buttons of those headers in turn once the page has
-loaded, then writes the rows' order (`data-entry`), the headers' `aria-sort`, the rows that
-start a range (`new_range`), the sorted column's ranges (`ranges`) and the table's and the
-window's widths as JSON into
-`<pre id="test-result">`.
+loaded, and after each click notes the rows' order (`data-entry`), the headers' `aria-sort`,
+the rows that start a range (`new_range`) and the sorted column's ranges (`ranges`); it writes
+these notes (`clicks`, one a click), the table's and the window's widths and the headers whose
+text overruns their cell (`clipped`) as JSON into `<pre id="test-result">`: one page load checks
+any number of sorts.
 """
 
 from __future__ import annotations
@@ -102,11 +103,8 @@ SORT_SCRIPT = """
     header.addEventListener("click", function () { sortBy(header); });
   });
 
-  var asked = /^#test-click=(.*)$/.exec(window.location.hash);
-  if (asked) {
-    asked[1].split(",").forEach(function (id) {
-      document.getElementById(decodeURIComponent(id)).querySelector("button").click();
-    });
+  // What the rows and headers show now (the browser test's note after each click).
+  function shown() {
     var sorted = {}, ranges = [];
     headers.forEach(function (header) {
       if (header.hasAttribute("aria-sort")) {
@@ -115,18 +113,29 @@ SORT_SCRIPT = """
         ranges = Array.prototype.map.call(body.rows, function (row) { return range(row, column); });
       }
     });
-    document.getElementById("test-result").textContent = JSON.stringify({
+    return {
       order: Array.prototype.map.call(body.rows, function (row) { return row.getAttribute("data-entry"); }),
       sorted: sorted,
       ranges: ranges,
+      new_range: Array.prototype.filter.call(body.rows, function (row) { return row.classList.contains("new-range"); })
+        .map(function (row) { return row.getAttribute("data-entry"); })
+    };
+  }
+
+  var asked = /^#test-click=(.*)$/.exec(window.location.hash);
+  if (asked) {
+    var clicks = asked[1].split(",").map(function (id) {
+      document.getElementById(decodeURIComponent(id)).querySelector("button").click();
+      return shown();
+    });
+    document.getElementById("test-result").textContent = JSON.stringify({
+      clicks: clicks,
       table_width: Math.round(table.getBoundingClientRect().width),
       window_width: window.innerWidth,
       clipped: Array.prototype.filter.call(table.tHead.querySelectorAll("th"), function (cell) {
         return cell.offsetWidth > 0
           && (cell.scrollWidth > cell.clientWidth + 1 || cell.scrollHeight > cell.clientHeight + 1);
-      }).map(function (cell) { return cell.textContent; }),
-      new_range: Array.prototype.filter.call(body.rows, function (row) { return row.classList.contains("new-range"); })
-        .map(function (row) { return row.getAttribute("data-entry"); })
+      }).map(function (cell) { return cell.textContent; })
     });
   }
 })();

@@ -10,10 +10,14 @@ from copy_tasks.harness.lm_eval_internals import results_key
 pytestmark = pytest.mark.slow  # every test here runs lm-eval or copy-tasks end to end
 
 
-def test_lm_eval_validate_and_ls_know_our_tasks(tmp_path):
+def test_lm_eval_validate_knows_our_tasks(tmp_path):
     validate = run_command(["lm-eval", "validate", "--tasks", "phonebook_copy,lookup_suffix_tf"], cwd=tmp_path)
     assert validate.returncode == 0, validate.stderr[-2000:]
     assert "All tasks found and valid" in validate.stdout + validate.stderr
+
+
+def test_lm_eval_ls_lists_our_tasks(tmp_path):
+    """(lm-eval reads each of its 13,000 task YAMLs again to list them: seconds of its own.)"""
     listing = run_command(["lm-eval", "ls", "tasks"], cwd=tmp_path)
     assert listing.returncode == 0
     for name in ("phonebook_copy", "phonebook_copy_tf_1000", "lookup_prefix_20", "copy_tasks_offline"):

@@ -47,21 +47,19 @@ def launch(tmp_path, processes: int, model: list[str], tasks: list[str], *extra:
     """`copy-tasks run` in `processes` CPU processes (through `accelerate launch` when more
     than one: `--model hf` through `LAUNCHER`, other models as `-m copy_tasks`), each on one
     thread; accelerate's config comes from the flags and a fresh HF_HOME, never from the
-    user's home."""
+    user's home. One process is a plain `copy-tasks run` (in a fork: accelerate plays no part)."""
     out = tmp_path / "out"
     args = ["run", *model, "--tasks", ",".join(tasks), "--metadata", METADATA, "--output_path", str(out), *extra]
     if processes == 1:
-        command = ["copy-tasks", *args]
-    else:
-        program = ["-m", "copy_tasks"]
-        if model[1] == "hf":
-            program = [str(tmp_path / "launcher.py")]
-            Path(program[0]).write_text(LAUNCHER)
-        command = ["accelerate", "launch", "--multi_gpu", "--num_processes", str(processes), "--num_machines", "1",
-                   "--mixed_precision", "no", "--dynamo_backend", "no", "--main_process_port", str(free_port()),
-                   *program, *args]
-    result = run_command(command, cwd=tmp_path, ACCELERATE_USE_CPU="1",
-                         HF_HOME=str(tmp_path / "hf_home"))
+        return run_command(["copy-tasks", *args], cwd=tmp_path), out
+    program = ["-m", "copy_tasks"]
+    if model[1] == "hf":
+        program = [str(tmp_path / "launcher.py")]
+        Path(program[0]).write_text(LAUNCHER)
+    command = ["accelerate", "launch", "--multi_gpu", "--num_processes", str(processes), "--num_machines", "1",
+               "--mixed_precision", "no", "--dynamo_backend", "no", "--main_process_port", str(free_port()),
+               *program, *args]
+    result = run_command(command, cwd=tmp_path, ACCELERATE_USE_CPU="1", HF_HOME=str(tmp_path / "hf_home"))
     return result, out
 
 

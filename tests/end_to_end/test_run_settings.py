@@ -241,3 +241,29 @@ def test_two_models_sharing_a_response_cache_are_each_served_their_own_answers(t
     assert run("bounded_state", "bits=276") == pytest.approx(1 / 6)
     assert run("ngram_copier") == 1.0  # its own answers, from its own file
     assert len(list(tmp_path.glob("U_ngram_copier-*_rank0.db"))) == len(list(tmp_path.glob("U_bounded_state-*"))) == 1
+
+
+def test_a_new_version_of_bounded_state_is_not_served_its_older_versions_answers(tmp_path, monkeypatch):
+    """Issue 42: the phone-book reader (readers' version 2) answers the name-first book that
+    version 1 guessed; under one `--use_cache` path, lm-eval's response cache (keyed by request
+    alone) served the new reader the old one's guesses: 0.0 where it scores 1.0."""
+    import lm_eval
+
+    from copy_tasks.models import register_backends
+    from copy_tasks.models.reference_lm import BoundedStateLM
+
+    register_backends()
+
+    def run() -> tuple[float, str]:
+        results = lm_eval.simple_evaluate(model="bounded_state", model_args="bits=128",
+                                          tasks=["phonebook_query_first_10"], use_cache=str(tmp_path / "U"),
+                                          task_manager=copy_tasks.task_manager(metadata={"copy_tasks_docs": 4}))
+        return results["results"]["phonebook_query_first_10"][results_key("exact_match")], \
+            results["config"]["model_revision"]
+
+    with monkeypatch.context() as older:  # version 1, which had no phone-book reader: it guessed
+        older.setattr(BoundedStateLM, "copy_tasks_model_version", 1)
+        older.setattr(BoundedStateLM, "_answer", lambda self, prompt: " 0000000000")
+        assert run() == (0.0, "v1")
+    assert run() == (1.0, "v2")
+    assert len(list(tmp_path.glob("U_bounded_state-*_rank0.db"))) == 2

@@ -5,13 +5,26 @@ training tests)."""
 from __future__ import annotations
 
 import json
+import subprocess
+from importlib import import_module
 
 import pytest
 from conftest import read_results, run_command
+from forked_command import ForkedPopen
 
-from copy_tasks.harness.lm_eval_internals import results_key
+from copy_tasks.harness.lm_eval_internals import HF_BACKEND_MODULE, results_key
 
 pytestmark = pytest.mark.slow  # every test here runs lm-eval or copy-tasks end to end
+
+
+@pytest.fixture(autouse=True)
+def forked_lm_eval_children(monkeypatch):
+    """The run's lm-eval children (`python -m copy_tasks run`, a cold interpreter each, 5-10 s of
+    imports) in forks of the training process: the same commands, logs and results, in seconds.
+    The launcher's own subprocess is tested in tests/experiments/test_lm_eval_runner.py. lm-eval's
+    `hf` backend is imported here once, not in each fork."""
+    import_module(HF_BACKEND_MODULE)
+    monkeypatch.setattr(subprocess, "Popen", ForkedPopen)
 
 
 def test_quick_training_trains_scores_and_reports_through_plain_lm_eval(tmp_path):

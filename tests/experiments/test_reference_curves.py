@@ -56,6 +56,16 @@ def test_exact_match_runs_over_the_tasks_docs_with_their_stops_and_budgets():
     assert asked == [(row["prompt"], ["\n\n"], row["generation_budget"]) for row in rows]
 
 
+def test_a_doc_of_several_questions_is_right_when_every_question_is():
+    """An `mqar` doc asks 8 keys: an answer right on its first question only is not an exact match."""
+    row = task_rows("mqar", 8, "generation", {"copy_tasks_docs": 1})[0]
+    first_only = lambda prompt, until, budget: " " + row["query_values"][0] if prompt == row["prompt"] else ""  # noqa: E731
+    assert exact_match("mqar", 8, 1, first_only) == 0.0
+    every = dict(zip(row["query_keys"], row["query_values"]))
+    all_right = lambda prompt, until, budget: " " + every[prompt.rsplit("\n", 1)[1].removesuffix(":")]  # noqa: E731
+    assert exact_match("mqar", 8, 1, all_right) == 1.0
+
+
 def test_the_n_gram_copier_fails_from_a_duplicated_5_gram_only_in_its_5_gram_lookup_mode():
     copiers = models(276)
     assert [exact_match("dup_ngram_copy", n, 2, copiers[LONGEST_MATCH]) for n in (4, 5)] == [1.0, 1.0]

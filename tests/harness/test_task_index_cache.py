@@ -153,8 +153,22 @@ def test_switched_off_it_neither_reads_nor_writes(cache, tasks, monkeypatch, val
 
 @pytest.mark.slow
 def test_lm_evals_task_manager_gets_the_same_index_from_the_store(cache, monkeypatch):
+    """lm-eval parses its own folder (14,000 YAMLs, seconds) once here: with the store on, the
+    index is built from that parse of the same files (a TaskManager only reads its index), then
+    stored and read back."""
     from lm_eval.tasks import TaskManager
 
+    parses: dict = {}
+    stored_index = task_index_cache.stored_index
+
+    def parsed_once(root, version, build_one, codec):
+        def build(folder):
+            if folder not in parses:
+                parses[folder] = build_one(folder)
+            return parses[folder]
+        return stored_index(root, version, build, codec)
+
+    monkeypatch.setattr(task_index_cache, "stored_index", parsed_once)
     monkeypatch.setenv(task_index_cache.SWITCH, "0")
     unstored = TaskManager().task_index
     monkeypatch.delenv(task_index_cache.SWITCH)
@@ -163,3 +177,4 @@ def test_lm_evals_task_manager_gets_the_same_index_from_the_store(cache, monkeyp
     assert len(list(cache.glob("*.json"))) == 1
     assert unstored == built_and_stored == read
     assert "phonebook_copy_10" in read and "arc_easy" in read
+    assert len(parses) == 1  # lm-eval's folder went through the store's code each time

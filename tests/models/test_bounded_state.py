@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from conftest import source_options
 
+from copy_tasks.models.bounded_readers import bounded_state_read
 from copy_tasks.models.bounded_state import LETTER_BITS, MIN_BITS, BoundedStateReader, StateOverflow
 from copy_tasks.probes.families import FAMILIES
 from copy_tasks.probes.task_docs import generate_docs
@@ -49,8 +50,9 @@ def sweep_prompts(local_sources) -> list[str]:
 @pytest.mark.slow
 @pytest.mark.parametrize("bits", [MIN_BITS, 64, BITS_50, 1000])
 def test_never_holds_more_than_b_bits_on_any_doc(bits, sweep_prompts):
+    """Each prompt read as `bounded_state` reads it: by the reader its first line picks."""
     for prompt in sweep_prompts:
-        assert BoundedStateReader(bits).read(prompt).peak_bits <= bits
+        assert bounded_state_read(prompt, bits).peak_bits <= bits
 
 
 def lengths_across_the_bound(bits: int) -> list[int]:

@@ -112,6 +112,26 @@ def test_bounded_state_loglikelihoods_follow_its_stored_copy():
     assert [logprob for logprob, _ in results] == pytest.approx([logprob for logprob, _ in expected])
 
 
+# The name first, then a book of three entries, its two examples and the question.
+NAME_FIRST = ("Look up Cy Hu.\n\nAnn Lee: 6093237777\nBo Ray: 7000000001\nCy Hu: 8123456789\n\n"
+              "Ann Lee: 6093237777\nBo Ray: 7000000001\n\nCy Hu:")
+
+
+def test_bounded_state_answers_a_phone_book_asked_first_from_the_one_entry_it_kept():
+    """128 bits hold the name given first and then its entry (103.26 bits), not the first three
+    entries: asked last, Cy Hu's number is a guess."""
+    model = BoundedStateLM(bits=128)
+    assert generations(model, (NAME_FIRST, {"until": ["\n"]})) == [" 8123456789"]
+    assert loglikelihoods(model, (NAME_FIRST, " 8123456789"))[0] == (pytest.approx(11 * AGREES), True)
+    name_last = NAME_FIRST.split("\n\n", 1)[1]
+    assert generations(model, (name_last, {"until": ["\n"]})) != [" 8123456789"]
+    assert loglikelihoods(model, (name_last, " 8123456789"))[0][1] is False
+
+
+def test_bounded_state_records_its_readers_version_as_its_revision():
+    assert BoundedStateLM().get_model_info() == {"model_revision": "v2"}
+
+
 def test_bounded_state_defaults_to_256_bits():
     assert BoundedStateLM().bits == 256
 

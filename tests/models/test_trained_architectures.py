@@ -11,6 +11,7 @@ import torch
 from conftest import offline_env
 
 from copy_tasks.experiments.recipes import ARCHITECTURES
+from copy_tasks.harness.lm_eval_internals import HF_BACKEND_MODULE
 from copy_tasks.harness.state_size import state_bits_of
 
 LOAD_WITHOUT_OUR_CODE = """
@@ -22,6 +23,14 @@ except (ValueError, KeyError) as error:
     print("refused:", error)
 else:
     print("loaded")
+"""
+
+# A fresh interpreter that imports lm-eval's hf backend (argv[1]), then loads each checkpoint.
+LOAD_AFTER_THE_HF_BACKEND = """
+import importlib, sys
+from transformers import AutoModelForCausalLM
+importlib.import_module(sys.argv[1])
+print(*(type(AutoModelForCausalLM.from_pretrained(folder)).__name__ for folder in sys.argv[2:]))
 """
 
 
@@ -46,3 +55,14 @@ def test_a_load_without_the_registration_fails_instead_of_scoring_another_model(
     loaded = subprocess.run([sys.executable, "-c", LOAD_WITHOUT_OUR_CODE, str(folder)], env=env,
                             capture_output=True, text=True, timeout=300)
     assert loaded.stdout.startswith("refused:") and model_type in loaded.stdout, loaded.stdout + loaded.stderr[-2000:]
+
+
+@pytest.mark.slow  # a fresh interpreter
+def test_the_start_up_hook_registers_the_trained_types_in_a_fresh_interpreter_as_lm_evals_hf_loads(trained):
+    """What `copy-tasks train`'s lm-eval runs (each a fresh `python -m copy_tasks run`) rely on;
+    the end-to-end test of `train` runs them in forks of a process that registered the types itself."""
+    folders = [str(trained[0] / "copy" / architecture / "seed-0" / "final")
+               for architecture in ("transformer-hard-alibi", "lstm")]
+    loaded = subprocess.run([sys.executable, "-c", LOAD_AFTER_THE_HF_BACKEND, HF_BACKEND_MODULE, *folders],
+                            env=offline_env(), capture_output=True, text=True, timeout=300)
+    assert loaded.stdout.split() == ["HardAlibiForCausalLM", "LstmForCausalLM"], loaded.stderr[-2000:]
