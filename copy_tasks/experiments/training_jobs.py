@@ -42,7 +42,7 @@ def jobs(recipe: Recipe, architectures, tasks=PAPER_TASKS) -> list[Job]:
     >>> [job.architecture for job in jobs(RECIPES["quick"], ("lstm", "mamba2"), ("copy",))]
     ['mamba2', 'lstm']
     >>> [(job.architecture, job.width) for job in jobs(RECIPES["mqar"], ("lstm",), ("mqar",))][:3]
-    [('lstm', 128), ('lstm', 128), ('lstm', 64)]
+    [('lstm', 64), ('lstm', 64), ('lstm', 32)]
     """
     every = [Job(architecture, task, seed, width) for task in tasks for architecture in architectures
              for width in recipe.grid() for seed in recipe.seeds]

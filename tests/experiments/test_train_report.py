@@ -3,6 +3,8 @@ tables, hand-worked."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from copy_tasks.experiments.recipes import RECIPES
 from copy_tasks.experiments.train_report import EXPERIMENTS, Report
 from copy_tasks.experiments.training_tasks import PAPER_TASKS, TRAINING_TASKS
@@ -42,7 +44,7 @@ def test_the_report_reads_its_figures_off_its_tables_hand_worked():
 
 
 def test_a_run_of_mqar_alone_reports_query_accuracy_by_pairs_widths_and_state_hand_worked():
-    grid = RECIPES["mqar"]  # trained on 4 to 64 pairs: scored at 8 ... 256; widths 32, 64, 128; seeds 0 and 1
+    grid = replace(RECIPES["mqar"], widths=(32, 64, 128))  # 4 to 64 pairs: scored at 8 ... 256; seeds 0 and 1
     lengths = (8, 16, 32, 64, 128, 256)
     at_64 = {("transformer-rope", 32): (1.0, 0.8), ("transformer-rope", 64): (1.0, 1.0),
              ("transformer-rope", 128): (1.0, 1.0), ("lstm", 32): (0.0, 0.25), ("lstm", 64): (0.25, 0.25),
