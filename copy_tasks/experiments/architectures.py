@@ -9,8 +9,9 @@
 | `mamba2` | HF `Mamba2ForCausalLM` | a recurrent state |
 | `lstm` | `nn.LSTM` layers (`copy_tasks.models.lstm_lm`) | a recurrent state |
 
-Widths, depths and heads come from the recipe; the layer counts of Mamba-2 and the LSTM are
-chosen so that every model has about the transformers' parameter count. Mamba-2 rather than
+Widths, depths and heads come from the recipe (a grid recipe gives every architecture each of
+its widths); in recipe `full` the layer counts of Mamba-2 and the LSTM, and the LSTM's width,
+are chosen so that every model has about the transformers' parameter count. Mamba-2 rather than
 Mamba-1: on 2 CPU cores HF's Mamba-1 runs its reference scan step by step (28 s a training
 step for a 4-layer, 128-wide model on 32 x 128 tokens), while Mamba-2's chunked scan is plain
 matrix products (0.44 s).
@@ -39,8 +40,9 @@ def kind(architecture: str) -> str:
     return ARCHITECTURE_KINDS[architecture]
 
 
-def build_model(architecture: str, recipe, tokenizer, seed: int):
-    """A freshly initialised model of `architecture` (torch's generator seeded by `seed`)."""
+def build_model(architecture: str, recipe, tokenizer, seed: int, width: int | None = None):
+    """A freshly initialised model of `architecture` (torch's generator seeded by `seed`), at
+    `width` (a grid recipe's) or the recipe's own width."""
     import torch
     import transformers
 
@@ -50,8 +52,9 @@ def build_model(architecture: str, recipe, tokenizer, seed: int):
     torch.manual_seed(seed)
     special = {"vocab_size": len(tokenizer), "pad_token_id": tokenizer.pad_token_id,
                "eos_token_id": tokenizer.eos_token_id, "bos_token_id": tokenizer.eos_token_id}
-    transformer = {"hidden_size": recipe.hidden, "num_hidden_layers": recipe.transformer_layers,
-                   "num_attention_heads": recipe.attention_heads, "intermediate_size": 4 * recipe.hidden,
+    hidden = width or recipe.hidden
+    transformer = {"hidden_size": hidden, "num_hidden_layers": recipe.transformer_layers,
+                   "num_attention_heads": recipe.attention_heads, "intermediate_size": 4 * hidden,
                    "max_position_embeddings": CONTEXT, **special}
     if architecture in ("transformer-nope", "transformer-rope"):
         rotary = 0.0 if architecture == "transformer-nope" else 1.0
@@ -61,20 +64,21 @@ def build_model(architecture: str, recipe, tokenizer, seed: int):
 
         return HardAlibiForCausalLM(HardAlibiConfig(num_masked_heads=recipe.masked_heads, **transformer))
     if architecture == "transformer-alibi":
-        config = transformers.BloomConfig(hidden_size=recipe.hidden, n_layer=recipe.transformer_layers,
+        config = transformers.BloomConfig(hidden_size=hidden, n_layer=recipe.transformer_layers,
                                           n_head=recipe.attention_heads, tie_word_embeddings=False, **special)
         return transformers.BloomForCausalLM(config)
     if architecture == "mamba2":
-        head_dim = min(64, recipe.hidden)
+        head_dim = min(64, hidden)
         config = transformers.Mamba2Config(
-            hidden_size=recipe.hidden, num_hidden_layers=recipe.mamba_layers, state_size=64, expand=2,
-            head_dim=head_dim, num_heads=2 * recipe.hidden // head_dim, n_groups=1, conv_kernel=4,
+            hidden_size=hidden, num_hidden_layers=recipe.mamba_layers, state_size=64, expand=2,
+            head_dim=head_dim, num_heads=2 * hidden // head_dim, n_groups=1, conv_kernel=4,
             chunk_size=64, **special)
         return transformers.Mamba2ForCausalLM(config)
     if architecture == "lstm":
         from copy_tasks.models.lstm_lm import LstmConfig, LstmForCausalLM
 
-        return LstmForCausalLM(LstmConfig(hidden_size=recipe.hidden, num_hidden_layers=recipe.lstm_layers,
+        return LstmForCausalLM(LstmConfig(hidden_size=width or recipe.lstm_hidden or recipe.hidden,
+                                          num_hidden_layers=recipe.lstm_layers,
                                           max_position_embeddings=CONTEXT, **special))
     raise ValueError(f"architecture={architecture!r}: allowed are {', '.join(ARCHITECTURE_KINDS)}")
 

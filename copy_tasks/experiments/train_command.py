@@ -157,16 +157,16 @@ def check_leaderboard(leaderboard: Path | None) -> None:
 
 
 def run(recipe_name: str, out: Path, architectures: tuple[str, ...], leaderboard: Path | None,
-        tasks: tuple[str, ...] = PAPER_TASKS) -> dict:
+        tasks: tuple[str, ...] = PAPER_TASKS, workers: int | None = None) -> dict:
     recipe = RECIPES[recipe_name]
     check_leaderboard(leaderboard)
     record_path = claim_run_folder(out, recipe_name, tasks)
     started = time.perf_counter()
-    summaries = train_all(recipe_name, out, architectures, report=progress, tasks=tasks)
+    summaries = train_all(recipe_name, out, architectures, report=progress, tasks=tasks, workers=workers)
     training_seconds = time.perf_counter() - started
     runs = evaluations(recipe, out, architectures, tasks)
     progress(f"trained {len(summaries)} models in {training_seconds:.0f} s; scoring them in {len(runs)} lm-eval runs")
-    scores = score_all(recipe, out, runs, report=progress)
+    scores = score_all(recipe, out, runs, report=progress, workers=workers)
     record = {"recipe": recipe_name, "architectures": list(architectures), "tasks": list(tasks), "models": summaries,
               "training_seconds": training_seconds, "total_seconds": time.perf_counter() - started}
     progress(f"trained and scored in {record['total_seconds']:.0f} s")
@@ -263,16 +263,24 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--out", type=Path, required=True, help="the folder for models, logs and results")
     parser.add_argument("--recipe", choices=sorted(RECIPES), default="full")
     parser.add_argument("--quick", action="store_const", dest="recipe", const="quick", help="--recipe quick")
-    parser.add_argument("--models", default=",".join(ARCHITECTURES),
-                        help=f"comma-separated subset of {', '.join(ARCHITECTURES)}")
-    parser.add_argument("--tasks", default=",".join(PAPER_TASKS),
-                        help=f"comma-separated subset of {', '.join(TRAINING_TASKS)} (default: the paper's, "
-                        f"{', '.join(PAPER_TASKS)})")
+    parser.add_argument("--models", default=None,
+                        help=f"comma-separated subset of {', '.join(ARCHITECTURES)} (default: the recipe's; recipe "
+                        f"mqar: {', '.join(RECIPES['mqar'].architectures)}; the others: all six)")
+    parser.add_argument("--tasks", default=None,
+                        help=f"comma-separated subset of {', '.join(TRAINING_TASKS)} (default: the recipe's: the "
+                        f"paper's, {', '.join(PAPER_TASKS)}; recipe mqar: mqar)")
+    parser.add_argument("--workers", type=int, default=None,
+                        help="training jobs (and lm-eval runs) at once, one torch thread each (default: the recipe's)")
     parser.add_argument("--leaderboard", type=Path, default=None,
                         help="a leaderboard folder to add the final models' results to")
     parser.add_argument("--report-only", action="store_true",
                         help="rebuild the reports of the finished runs in --out from their results; train nothing")
     args = parser.parse_args(argv)
+    recipe = RECIPES[args.recipe]
+    args.models = args.models if args.models is not None else ",".join(recipe.architectures)
+    args.tasks = args.tasks if args.tasks is not None else ",".join(recipe.tasks())
+    if args.workers is not None and args.workers < 1:
+        parser.error(f"--workers {args.workers}: give 1 or more")
     architectures = tuple(name.strip() for name in args.models.split(",") if name.strip())
     unknown = [name for name in architectures if name not in ARCHITECTURES]
     if unknown or not architectures:
@@ -283,8 +291,12 @@ def main(argv: list[str] | None = None) -> None:
     if 0 < len(set(tasks) & set(PAPER_TASKS)) < len(PAPER_TASKS):  # their report compares the three
         parser.error(f"--tasks {args.tasks}: the paper's tasks ({', '.join(PAPER_TASKS)}) are trained together or "
                      "not at all; add the others, or give mqar alone")
+    if untrained := [name for name in tasks if name not in recipe.phases]:
+        others = [name for name, other in sorted(RECIPES.items()) if set(untrained) <= set(other.phases)]
+        parser.error(f"--tasks {args.tasks}: recipe {args.recipe} trains {', '.join(recipe.phases)}, not "
+                     f"{', '.join(untrained)}" + (f"; use --recipe {' or '.join(others)}" if others else ""))
     with one_line_errors("copy-tasks train", {TrainError: 2, LeaderboardFileError: 2, LmEvalFailed: 1}):
         if args.report_only:
             report_again(args.out.resolve(), args.leaderboard)
         else:
-            run(args.recipe, args.out.resolve(), architectures, args.leaderboard, tasks)
+            run(args.recipe, args.out.resolve(), architectures, args.leaderboard, tasks, args.workers)

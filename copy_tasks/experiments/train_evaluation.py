@@ -76,12 +76,16 @@ class Evaluation:
 
 
 def model_label(job: Job, step: int | None = None) -> str:
-    """`trained-<task>-<architecture>-s<seed>`, with `-step<N>` for a checkpoint.
+    """`trained-<task>-<architecture>-s<seed>`, with `-w<width>` for a grid recipe's model and
+    `-step<N>` for a checkpoint.
 
     >>> model_label(Job("lstm", "copy", 1)), model_label(Job("mamba2", "copy", 0), 100)
     ('trained-copy-lstm-s1', 'trained-copy-mamba2-s0-step100')
+    >>> model_label(Job("lstm", "mqar", 1, 64))
+    'trained-mqar-lstm-w64-s1'
     """
-    return f"trained-{job.task}-{job.architecture}-s{job.seed}" + ("" if step is None else f"-step{step}")
+    width = "" if job.width is None else f"-w{job.width}"
+    return f"trained-{job.task}-{job.architecture}{width}-s{job.seed}" + ("" if step is None else f"-step{step}")
 
 
 def evaluations(recipe: Recipe, out: Path, architectures, tasks=PAPER_TASKS) -> list[Evaluation]:
@@ -113,14 +117,16 @@ def write_tasks(recipe: Recipe, folder: Path) -> None:
         write_length_tasks(FAMILIES[family], sorted(wanted), folder)
 
 
-def score_all(recipe: Recipe, out: Path, runs: list[Evaluation], report=print) -> dict:
-    """Run every evaluation (`workers` at once, one torch thread each); {label: {task: exact match}}."""
+def score_all(recipe: Recipe, out: Path, runs: list[Evaluation], report=print, workers: int | None = None) -> dict:
+    """Run every evaluation (`workers` at once, the recipe's unless told, one torch thread each);
+    {label: {task: exact match}}."""
+    workers = workers or recipe.workers
     include, links = out / "tasks", out / "by_name"
     write_tasks(recipe, include)
     link_models(links, {run.label: run.model for run in runs if run.model is not None})
     metadata = {DOCS.key: recipe.evaluation_docs, LOOKUP_FORMAT.key: "paper", COPY_FORMAT.key: "paper",
                 MQAR_FORMAT.key: "zoology"}
-    if recipe.workers > 1:
+    if workers > 1:
         os.environ["OMP_NUM_THREADS"] = "1"  # the runs' torch, one thread each
 
     def score(run: Evaluation):
@@ -132,7 +138,7 @@ def score_all(recipe: Recipe, out: Path, runs: list[Evaluation], report=print) -
         report(f"scored {run.label} on {len(run.tasks)} tasks")
         return run.label, run_scores(folder)
 
-    with ThreadPoolExecutor(max(1, recipe.workers)) as pool:
+    with ThreadPoolExecutor(workers) as pool:
         return dict(pool.map(score, runs))
 
 

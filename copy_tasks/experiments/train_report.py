@@ -31,9 +31,11 @@ from copy_tasks.experiments.training_tasks import (
     mqar_lengths,
     training_lengths,
 )
+from copy_tasks.probes.families.mqar import QUERIES
 from copy_tasks.report.plots import Line, line_plot
 
-THRESHOLD = 0.9  # exact match at which a model has learned to copy (experiment 4)
+THRESHOLD = 0.9  # exact match at which a model has learned to copy (experiment 4); the mqar goal's accuracy
+ESCAPE_LOSS = 1.0  # nats: an mqar model whose training loss is under it has left the plateau (`plateau_escape`)
 GOAL_FACTOR = 2.5  # the issue's goal: Hard-ALiBi at >= 0.9 at 2.5 x its training length
 # Below this a difference of exact match is not read as a sign: with 50 docs a length the
 # standard error of a proportion near 0.5 is 0.07.
@@ -66,6 +68,16 @@ def examples_to(threshold: float, curve) -> int | None:
     return next((seen for seen, value in curve if value is not None and value >= threshold - 1e-9), None)
 
 
+def cache_bits(layers: int, hidden: int, tokens: int) -> int:
+    """The bits attention keeps after `tokens` tokens: a key and a value of `hidden` float32
+    numbers a token a layer (what grows where a recurrent model has its fixed state).
+
+    >>> cache_bits(2, 32, 143)
+    585728
+    """
+    return 2 * layers * hidden * tokens * 32
+
+
 def _cells(values) -> str:
     return " | ".join("-" if value is None else f"{value:.2f}" for value in values)
 
@@ -81,9 +93,10 @@ class Report:
                  tasks=PAPER_TASKS):
         self.recipe, self.recipe_name, self.scores = recipe, recipe_name, scores
         self.tasks = tuple(tasks)
-        self.summaries = {(s["task"], s["architecture"], s["seed"]): s for s in summaries}
+        self.summaries = {(s["task"], s["architecture"], s["seed"], s.get("width")): s for s in summaries}
         self.architectures = tuple(architectures)
         self.seeds = recipe.seeds
+        self.widths = recipe.grid()
         self.figures: dict = {}
 
     def score(self, label: str, task: str) -> float | None:
@@ -98,13 +111,15 @@ class Report:
         return [mean(values) for values in zip(*curves)]
 
     def models_section(self) -> list[str]:
-        lines = ["| model | architecture | task | seed | parameters | state bits | final loss | examples | "
-                 "training time (s) |", "|---|---|---|---:|---:|---:|---:|---:|---:|"]
-        for (task, architecture, seed), summary in sorted(self.summaries.items()):
+        lines = ["| model | architecture | task | width | seed | parameters | state bits | final loss | examples | "
+                 "training time (s) | started from |", "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|"]
+        for key in sorted(self.summaries, key=lambda key: (key[0], key[1], key[3] or 0, key[2])):
+            summary, (task, architecture, seed, _) = self.summaries[key], key
             bits = f"{summary['state_bits']:,}" if summary.get("state_bits") else "-"
-            lines.append(f"| {architecture} | {kind(architecture)} | {task} | {seed} | {summary['parameters']:,} | "
-                         f"{bits} | {summary['final_loss']:.4f} | {summary['examples']:,} | "
-                         f"{summary['seconds']:.0f} |")
+            start = f"`{summary['started_from']}`" if summary.get("started_from") else "scratch"
+            lines.append(f"| {architecture} | {kind(architecture)} | {task} | {summary.get('hidden_size', '-')} | "
+                         f"{seed} | {summary['parameters']:,} | {bits} | {summary['final_loss']:.4f} | "
+                         f"{summary['examples']:,} | {summary['seconds']:.0f} | {start} |")
         return lines
 
     def length_section(self) -> list[str]:
@@ -189,7 +204,7 @@ class Report:
         return lines
 
     def examples_curve(self, architecture: str, seed: int) -> list[tuple[int, float | None]]:
-        summary = self.summaries.get((COPY.name, architecture, seed))
+        summary = self.summaries.get((COPY.name, architecture, seed, None))
         if summary is None:
             return []
         checkpoints = {int(step): seen for step, seen in summary["checkpoints"].items()}
@@ -221,24 +236,92 @@ class Report:
             self.figures.setdefault(architecture, {})["examples_to_90"] = reached
         return lines
 
-    def mqar_curve(self, architecture: str, seed: int, lengths, key: str = QUERY_ACCURACY_KEY) -> list:
-        label = model_label(Job(architecture, MQAR.name, seed))
+    def mqar_curve(self, architecture: str, seed: int, lengths, key: str = QUERY_ACCURACY_KEY,
+                   width: int | None = None) -> list:
+        label = model_label(Job(architecture, MQAR.name, seed, width))
         return [self.score(label, key.format(task=f"{MQAR.family}_tf_{pairs}")) for pairs in lengths]
+
+    def mqar_goal_pairs(self) -> int:
+        """The pairs the goal is read at: the most the models were trained on (the most scored
+        up to there)."""
+        return max(pairs for pairs in mqar_lengths(self.recipe) if pairs <= max(self.recipe.mqar_pairs[1], QUERIES))
+
+    def mqar_at_goal(self, architecture: str, width: int | None) -> list[float | None]:
+        """Each seed's query accuracy at `mqar_goal_pairs`."""
+        return [self.mqar_curve(architecture, seed, (self.mqar_goal_pairs(),), width=width)[0] for seed in self.seeds]
+
+    def state_bits(self, architecture: str, width: int | None) -> int | None:
+        """A recurrent model's state bits (its summary); for attention, its cache at the goal's
+        longest prompt (`cache_bits`: it grows with the input)."""
+        summaries = [self.summaries.get((MQAR.name, architecture, seed, width)) for seed in self.seeds]
+        summary = next((summary for summary in summaries if summary), None)
+        if summary is None:
+            return None
+        if summary.get("state_bits"):
+            return summary["state_bits"]
+        tokens = 2 * self.mqar_goal_pairs() + 2 * QUERIES - 1
+        return cache_bits(self.recipe.transformer_layers, summary["hidden_size"], tokens)
+
+    def plateau_escape(self, architecture: str, seed: int, width: int | None) -> int | None:
+        """The first logged step whose training loss is under ESCAPE_LOSS: where a model leaves the
+        plateau of naming some value of the context (a loss near ln of the pairs)."""
+        summary = self.summaries.get((MQAR.name, architecture, seed, width)) or {}
+        return next((step for step, loss in summary.get("loss_curve", []) if loss < ESCAPE_LOSS), None)
 
     def mqar_section(self) -> list[str]:
         lengths, (low, high) = mqar_lengths(self.recipe), self.recipe.mqar_pairs
+        goal = self.mqar_goal_pairs()
         lines = [f"### Multi-query associative recall (`mqar_tf`, Zoology's format; trained on {low} to {high} pairs)",
-                 "", "Query accuracy (the fraction of the 8 queries whose value is the argmax, teacher-forced) by "
-                 "number of pairs, then exact match (all 8).", "",
-                 *_table(["model", "architecture", "seed", *map(str, lengths), f"all 8 at {lengths[0]}",
-                          f"all 8 at {lengths[-1]}"])]
+                 "", f"Query accuracy (the fraction of the {QUERIES} queries whose value is the argmax, "
+                 f"teacher-forced) by number of pairs, then exact match (all {QUERIES}). State bits: a recurrent "
+                 "model's state; attention has none (its cache grows with the input).", "",
+                 *_table(["model", "architecture", "width", "seed", "state bits", *map(str, lengths),
+                          f"all {QUERIES} at {lengths[0]}", f"all {QUERIES} at {lengths[-1]}",
+                          f"steps to loss < {ESCAPE_LOSS:g}"])]
         for architecture in self.architectures:
-            for seed in self.seeds:
-                accuracy = self.mqar_curve(architecture, seed, lengths)
-                exact = self.mqar_curve(architecture, seed, (lengths[0], lengths[-1]), "{task}")
-                lines.append(f"| {architecture} | {kind(architecture)} | {seed} | {_cells(accuracy)} | "
-                             f"{_cells(exact)} |")
-                self.figures.setdefault(architecture, {}).setdefault("mqar_query_accuracy", []).append(accuracy)
+            for width in self.widths:
+                for seed in self.seeds:
+                    summary = self.summaries.get((MQAR.name, architecture, seed, width)) or {}
+                    accuracy = self.mqar_curve(architecture, seed, lengths, width=width)
+                    exact = self.mqar_curve(architecture, seed, (lengths[0], lengths[-1]), "{task}", width)
+                    escape = self.plateau_escape(architecture, seed, width)
+                    bits = f"{summary['state_bits']:,}" if summary.get("state_bits") else "-"
+                    shown = summary.get("hidden_size", width or "-")
+                    lines.append(f"| {architecture} | {kind(architecture)} | {shown} | {seed} | {bits} | "
+                                 f"{_cells(accuracy)} | {_cells(exact)} | "
+                                 f"{'not reached' if escape is None else f'{escape:,}'} |")
+                    self.figures.setdefault(architecture, {}).setdefault("mqar_query_accuracy", []).append(accuracy)
+        return lines + ["", *self.mqar_goal_lines(goal)]
+
+    def mqar_goal_lines(self, goal: int) -> list[str]:
+        """Query accuracy at the goal's pairs by architecture and width (mean of the seeds, range),
+        and whether the goal holds: attention at >= THRESHOLD at the smallest width, each
+        fixed-state model below attention at every width scored (the best attention model there)
+        and rising with width."""
+        widths = [width or self.recipe.hidden for width in self.widths]
+        lines = [f"At {goal} pairs, query accuracy, mean of the seeds (range). The goal: attention at >= "
+                 f"{THRESHOLD} at the smallest width; the fixed-state models below it and rising with width.", "",
+                 *_table(["model", *(f"width {width}" for width in widths), "goal"])]
+        attention = [[mean(self.mqar_at_goal(a, width)) for a in self.architectures if "transformer" in kind(a)]
+                     for width in self.widths]
+        attention_best = [max((value for value in values if value is not None), default=None) for values in attention]
+        for architecture in self.architectures:
+            means = [mean(self.mqar_at_goal(architecture, width)) for width in self.widths]
+            if "transformer" in kind(architecture):
+                reached = means[0] is not None and means[0] >= THRESHOLD - 1e-9
+                verdict = f">= {THRESHOLD} at width {widths[0]}: {'reached' if reached else 'not reached'}"
+            elif not (known := [value for value in means if value is not None]):
+                verdict = "not scored"
+            else:
+                below = all(value is None or (best is not None and value < best)
+                            for value, best in zip(means, attention_best))
+                rising = len(known) > 1 and all(b >= a - NOISE for a, b in zip(known, known[1:])) \
+                    and known[-1] - known[0] >= NOISE
+                verdict = (f"below attention: {'yes' if below else 'no'}; rising with width: "
+                           f"{'yes' if rising else 'no'}")
+            cells = " | ".join(spread(self.mqar_at_goal(architecture, width)) for width in self.widths)
+            lines.append(f"| {architecture} | {cells} | {verdict} |")
+            self.figures.setdefault(architecture, {})["mqar_at_goal"] = means
         return lines
 
     def markdown(self) -> str:
@@ -270,23 +353,55 @@ class Report:
     def mqar_intro(self) -> list[str]:
         """The opening of the report of a run of `mqar` alone."""
         recipe, phases = self.recipe, self.recipe.phases[MQAR.name]
+        low, high = recipe.mqar_pairs
+        widths = ", ".join(str(width or recipe.hidden) for width in self.widths)
+        curriculum = (f"the first {phases.easy_steps} steps on {phases.easy_lengths[0]} to {phases.easy_lengths[1]} "
+                      f"pairs, then {low} to {high}" if phases.easy_lengths else f"{low} to {high} pairs")
         return ["## Trained from scratch: multi-query associative recall", "",
-                f"Recipe `{self.recipe_name}`: one model per architecture and seed (seeds "
-                f"{', '.join(map(str, self.seeds))}) on `mqar` in Zoology's format (`copy_tasks_mqar_format=zoology`: "
-                "one symbol a key and a value, keys and values from disjoint vocabularies of 512, then 8 of the keys, "
-                f"each followed by its value; the loss on every value), AdamW as for the paper's tasks, "
-                f"{phases.single_steps} steps of {recipe.batch_size} single examples, then {phases.packed_steps} "
-                f"steps of {recipe.packed_rows} packed rows of {recipe.context} tokens. Scored through "
-                f"`lm_eval --model hf`, teacher-forced, {recipe.evaluation_docs} docs per number of pairs.", ""]
+                f"Recipe `{self.recipe_name}`: one model per architecture, width ({widths}) and seed (seeds "
+                f"{', '.join(map(str, self.seeds))}), {recipe.transformer_layers} attention, {recipe.mamba_layers} "
+                f"Mamba-2 or {recipe.lstm_layers} LSTM layers, on `mqar` in Zoology's format "
+                "(`copy_tasks_mqar_format=zoology`: one symbol a key and a value, keys and values from disjoint "
+                "vocabularies of 512, then every key once in random order, each followed by its value, as Zoology's "
+                f"training asks them; the loss on every value); {curriculum}; AdamW as for the paper's tasks, "
+                f"{phases.single_steps} steps of {recipe.batch_size} examples"
+                + (f", then {phases.packed_steps} steps of {recipe.packed_rows} packed rows of {recipe.context} tokens"
+                   if phases.packed_steps else "")
+                + f". Scored through `lm_eval --model hf`, teacher-forced, {recipe.evaluation_docs} docs per number "
+                f"of pairs, {QUERIES} keys asked a doc.", ""]
 
     def mqar_sections(self) -> list[list[str]]:
         return [self.mqar_section(), [""]]
 
     def mqar_plot(self) -> dict[str, bytes]:
-        lengths = mqar_lengths(self.recipe)
-        lines = [Line(f"{a} s{seed}", lengths, self.mqar_curve(a, seed, lengths), dashed=seed != self.seeds[0])
-                 for a in self.architectures for seed in self.seeds]
-        return {"training_mqar.png": line_plot(lines, "key-value pairs (K)", "query accuracy (mqar_tf)", log_x=True)}
+        """Query accuracy against pairs (mean of the seeds, a line per architecture and width),
+        against state bits at the goal's pairs (a line per architecture over its widths), and the
+        training loss by step (each model: the plateau and its escape)."""
+        lengths, goal = mqar_lengths(self.recipe), self.mqar_goal_pairs()
+
+        def name(architecture: str, width: int | None) -> str:
+            return architecture if width is None else f"{architecture} w{width}"
+
+        pairs_lines = [Line(name(a, width), lengths, [mean(values) for values in zip(
+            *(self.mqar_curve(a, seed, lengths, width=width) for seed in self.seeds))], dashed=width != self.widths[0])
+                       for a in self.architectures for width in self.widths]
+        state_lines = []
+        for architecture in self.architectures:
+            points = [(self.state_bits(architecture, width), mean(self.mqar_at_goal(architecture, width)))
+                      for width in self.widths]
+            points = [(bits, value) for bits, value in points if bits is not None]
+            state_lines.append(Line(architecture, [bits for bits, _ in points], [value for _, value in points]))
+        plots = {"training_mqar.png": line_plot(pairs_lines, "key-value pairs (K)", "query accuracy (mqar_tf)",
+                                                log_x=True),
+                 "training_mqar_state.png": line_plot(state_lines, f"state bits (attention: its cache at {goal} pairs)",
+                                                      f"query accuracy at {goal} pairs", log_x=True)}
+        loss_lines = [Line(f"{name(a, width)} s{seed}", *zip(*curve), dashed=seed != self.seeds[0])
+                      for a in self.architectures for width in self.widths for seed in self.seeds
+                      if (curve := (self.summaries.get((MQAR.name, a, seed, width)) or {}).get("loss_curve"))]
+        if loss_lines:
+            plots["training_mqar_loss.png"] = line_plot(loss_lines, "training step", "training loss (nats)",
+                                                        y_range=None)
+        return plots
 
     def plots(self) -> dict[str, bytes]:
         """The experiments' PNGs by file name, each experiment's in the run's order."""

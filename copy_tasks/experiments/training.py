@@ -4,10 +4,13 @@ recipe from `copy_tasks.experiments.recipes`, its examples from
 
 Training runs in two phases: single examples, one a row (a warm-up: packed rows from scratch
 stalled in the measurements behind this recipe), then rows of `context` tokens packed with
-examples. AdamW with weight decay 0.1, 100 warm-up steps, then linear decay to 0, gradients
-clipped at 1: the authors' optimizer and schedule; the learning rate is the recipe's (see
-docs/training.md). Training is deterministic given the seed and torch's thread count (another
-thread count sums in another order).
+examples; a task with a curriculum draws its first steps' lengths from an easier range. A task
+that starts from another (`TrainingTask.starts_from`: the lookups from the copy model) loads that
+model's final weights, of the same architecture, seed and width, before its first step. AdamW
+with weight decay 0.1, 100 warm-up steps, then linear decay to 0, gradients clipped at 1: the
+authors' optimizer and schedule; the learning rate is the recipe's (see docs/training.md).
+Training is deterministic given the seed and torch's thread count (another thread count sums in
+another order).
 """
 
 from __future__ import annotations
@@ -35,32 +38,72 @@ def learning_rate(recipe: Recipe, step: int, steps: int) -> float:
     return recipe.learning_rate * max(0.0, (steps - 1 - step) / max(1, steps - 1 - recipe.warmup_steps))
 
 
-def model_folder(out: Path, task: str, architecture: str, seed: int) -> Path:
-    return out / task / architecture / f"seed-{seed}"
+def model_folder(out: Path, task: str, architecture: str, seed: int, width: int | None = None) -> Path:
+    """`<task>/<architecture>/seed-<N>`; a grid recipe's model `<task>/<architecture>-w<width>/seed-<N>`.
+
+    >>> model_folder(Path("run"), "mqar", "lstm", 1, 64).as_posix()
+    'run/mqar/lstm-w64/seed-1'
+    """
+    return out / task / (architecture if width is None else f"{architecture}-w{width}") / f"seed-{seed}"
 
 
-def train(architecture: str, task: str, seed: int, recipe: Recipe, out: Path, progress: bool = False) -> dict:
-    """Train one model on one task; save it (model and tokenizer) as `final/` and, for a task
-    whose checkpoints are scored (the copy task's), its checkpoints as `step-<N>/` under
-    `model_folder(...)`, and write its log (`log.jsonl`: loss, examples seen, wall time).
-    Returns its summary."""
+class ExampleStream:
+    """The seed's examples of a task in order (`training_example`), their lengths drawn from
+    `lengths`, which a curriculum changes between steps."""
+
+    def __init__(self, recipe: Recipe, task: str, seed: int):
+        self.recipe, self.task, self.seed, self.index = recipe, task, seed, 0
+        self.lengths = TRAINING_TASKS[task].trained_lengths(recipe)
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        self.index += 1
+        return training_example(self.recipe, self.task, self.seed, self.index - 1, self.lengths)
+
+
+def starting_weights(model, source: Path) -> None:
+    """Load the final weights of the model a task starts from (`TrainingTask.starts_from`) into
+    `model`, which must be the same architecture at the same shapes (refused otherwise)."""
+    if not (source / "config.json").is_file():
+        raise FileNotFoundError(f"{source}: the model this one starts from is not trained (no config.json)")
+    trained = type(model).from_pretrained(source)
+    model.load_state_dict(trained.state_dict())
+
+
+def train(architecture: str, task: str, seed: int, recipe: Recipe, out: Path, progress: bool = False,
+          width: int | None = None) -> dict:
+    """Train one model on one task (at `width`, a grid recipe's); save it (model and tokenizer)
+    as `final/` and, for a task whose checkpoints are scored (the copy task's), its checkpoints
+    as `step-<N>/` under `model_folder(...)`, and write its log (`log.jsonl`: loss, examples
+    seen, wall time). Trains on the GPU where torch has one. Returns its summary."""
     import torch
     from tqdm import tqdm
 
     from copy_tasks.experiments.architectures import build_model, parameters, state_bits
 
+    declared = TRAINING_TASKS[task]
     tokenizer = tokenizer_for(task)
-    model = build_model(architecture, recipe, tokenizer, seed)
+    model = build_model(architecture, recipe, tokenizer, seed, width)
+    started_from = None
+    if declared.starts_from is not None:
+        started_from = model_folder(out, declared.starts_from, architecture, seed, width) / "final"
+        starting_weights(model, started_from)
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    model.to(device)
     optimizer = torch.optim.AdamW(model.parameters(), lr=recipe.learning_rate, weight_decay=recipe.weight_decay)
-    phases, saves_checkpoints = recipe.phases[task], TRAINING_TASKS[task].checkpoints_scored_on is not None
-    folder = model_folder(out, task, architecture, seed)
+    phases, saves_checkpoints = recipe.phases[task], declared.checkpoints_scored_on is not None
+    folder = model_folder(out, task, architecture, seed, width)
     folder.mkdir(parents=True, exist_ok=True)
-    stream = (training_example(recipe, task, seed, index) for index in range(10**12))
-    started, seen, window, checkpoints = time.perf_counter(), 0, [], {}
+    stream = ExampleStream(recipe, task, seed)
+    trained_lengths = stream.lengths
+    started, seen, window, checkpoints, curve = time.perf_counter(), 0, [], {}, []
     model.train()
     with (folder / "log.jsonl").open("w") as log, tqdm(total=phases.steps, desc=f"{task}/{architecture}/{seed}",
                                                        disable=not progress) as bar:
         for step in range(phases.steps):
+            stream.lengths = phases.lengths_at(step, trained_lengths)
             if step < phases.single_steps:
                 ids, mask, labels = single_batch(tokenizer, [next(stream) for _ in range(recipe.batch_size)])
                 whole = recipe.batch_size
@@ -68,7 +111,7 @@ def train(architecture: str, task: str, seed: int, recipe: Recipe, out: Path, pr
                 ids, mask, labels, whole = packed_batch(tokenizer, stream, recipe.packed_rows, recipe.context)
             for group in optimizer.param_groups:
                 group["lr"] = learning_rate(recipe, step, phases.steps)
-            loss = model(input_ids=ids, attention_mask=mask, labels=labels).loss
+            loss = model(input_ids=ids.to(device), attention_mask=mask.to(device), labels=labels.to(device)).loss
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             optimizer.step()
@@ -77,8 +120,10 @@ def train(architecture: str, task: str, seed: int, recipe: Recipe, out: Path, pr
             window.append(loss.item())
             bar.update(1)
             if (step + 1) % recipe.log_every == 0 or step + 1 == phases.steps:
-                log.write(json.dumps({"step": step + 1, "examples": seen, "loss": float(np.mean(window)),
+                curve.append((step + 1, float(np.mean(window))))
+                log.write(json.dumps({"step": step + 1, "examples": seen, "loss": curve[-1][1],
                                       "phase": "single" if step < phases.single_steps else "packed",
+                                      "lengths": list(stream.lengths),
                                       "seconds": time.perf_counter() - started}) + "\n")
                 log.flush()
                 window = []
@@ -87,9 +132,12 @@ def train(architecture: str, task: str, seed: int, recipe: Recipe, out: Path, pr
                 checkpoints[step + 1] = seen
     save(model, tokenizer, folder / "final")
     checkpoints[phases.steps] = seen
-    return {"architecture": architecture, "task": task, "seed": seed, "parameters": parameters(model),
+    return {"architecture": architecture, "task": task, "seed": seed, "width": width,
+            "hidden_size": model.config.hidden_size, "parameters": parameters(model),
             "final_loss": loss.item(), "seconds": time.perf_counter() - started, "examples": seen,
-            "checkpoints": checkpoints, "state_bits": state_bits(model)}
+            "checkpoints": checkpoints, "state_bits": state_bits(model),
+            "started_from": None if started_from is None else started_from.relative_to(out).as_posix(),
+            "loss_curve": curve}
 
 
 def save(model, tokenizer, folder: Path) -> None:

@@ -18,6 +18,7 @@ A character tokenizer (`char_tokenizer`) is saved with every checkpoint, so `lm_
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass
 
 from copy_tasks.experiments.architectures import CONTEXT
@@ -57,13 +58,15 @@ class Example:
         return self.questions or ((self.prompt, self.answer),)
 
 
-def training_example(recipe: Recipe, task: str, seed: int, index: int) -> Example:
-    """Example `index` of the seed's stream of `task`: its length from a generator seeded by
+def training_example(recipe: Recipe, task: str, seed: int, index: int, lengths: tuple[int, int] | None = None
+                     ) -> Example:
+    """Example `index` of the seed's stream of `task`: its length drawn from `lengths` (by default
+    the task's training lengths; a curriculum's step gives its own) by a generator seeded by
     (task, seed, index), its doc from its family's own generator, both in the training domain."""
     declared = TRAINING_TASKS[task]
     family = FAMILIES[declared.family]
     chooser = doc_rng("training-stream", "2", 0, seed, index, domain=f"{TRAINING_DOMAIN}/{task}")
-    low, high = declared.trained_lengths(recipe)
+    low, high = lengths or declared.trained_lengths(recipe)
     length = int(chooser.integers(low, high + 1))
     rng = doc_rng(family.data_name, family.data_version, length, seed, index, domain=f"{TRAINING_DOMAIN}/{task}")
     doc = family.draw_doc(rng, length, **declared.options)
@@ -113,13 +116,15 @@ def encode(tokenizer, example: Example) -> tuple[list[int], list[int]]:
     >>> [label == token for label, token in zip(labels, ids)]  # a, 1, b, 2, .
     [False, True, False, True, True]
     """
-    def length(text: str) -> int:
-        return len(tokenizer(text, add_special_tokens=False)["input_ids"])
+    encoded = tokenizer(example.text, add_special_tokens=False, return_offsets_mapping=True)
+    ids, token_starts = encoded["input_ids"], [start for start, _ in encoded["offset_mapping"]]
 
-    ids = tokenizer(example.text, add_special_tokens=False)["input_ids"]
+    def tokens_before(characters: int) -> int:  # prompts and answers end on token boundaries
+        return bisect.bisect_left(token_starts, characters)
+
     labels = [-100] * len(ids)
     for prompt, answer in example.scored:
-        start, end = length(prompt), length(prompt + answer)
+        start, end = tokens_before(len(prompt)), tokens_before(len(prompt) + len(answer))
         labels[start:end] = ids[start:end]
     labels[end:] = ids[end:]  # the END after the last answer
     return ids, labels

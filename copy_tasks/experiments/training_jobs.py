@@ -1,5 +1,6 @@
-"""The jobs of a `copy-tasks train` run: every (architecture, task, seed) of its recipe, the
-costliest first (`jobs`), trained `workers` at once on one torch thread each (`train_all`), a job
+"""The jobs of a `copy-tasks train` run: every (architecture, task, seed, width) of its recipe,
+the costliest first (`jobs`), trained `workers` at once on one torch thread each (`train_all`),
+the jobs of a task that starts from another's models after that task's (`waves`), a job
 finished by an earlier run in the same folder kept (`finished`).
 """
 
@@ -11,19 +12,20 @@ from pathlib import Path
 
 from copy_tasks.experiments.recipes import RECIPES, Recipe
 from copy_tasks.experiments.training import model_folder, train
-from copy_tasks.experiments.training_tasks import PAPER_TASKS
+from copy_tasks.experiments.training_tasks import PAPER_TASKS, TRAINING_TASKS
 
 
 @dataclass(frozen=True)
 class Job:
-    """One model to train: an architecture on a task from a seed."""
+    """One model to train: an architecture on a task from a seed (at a grid recipe's width)."""
 
     architecture: str
     task: str
     seed: int
+    width: int | None = None
 
     def folder(self, out: Path) -> Path:
-        return model_folder(out, self.task, self.architecture, self.seed)
+        return model_folder(out, self.task, self.architecture, self.seed, self.width)
 
 
 SUMMARY = "summary.json"  # in a model's folder once its training has finished
@@ -35,14 +37,28 @@ STEP_COST = {"transformer-nope": 0.7, "transformer-rope": 0.7, "transformer-alib
 
 
 def jobs(recipe: Recipe, architectures, tasks=PAPER_TASKS) -> list[Job]:
-    """Every (architecture, task, seed) of a run, the costliest first.
+    """Every (architecture, task, seed, width) of a run, the costliest first.
 
     >>> [job.architecture for job in jobs(RECIPES["quick"], ("lstm", "mamba2"), ("copy",))]
     ['mamba2', 'lstm']
+    >>> [(job.architecture, job.width) for job in jobs(RECIPES["mqar"], ("lstm",), ("mqar",))][:3]
+    [('lstm', 64), ('lstm', 64), ('lstm', 32)]
     """
-    every = [Job(architecture, task, seed) for task in tasks for architecture in architectures
-             for seed in recipe.seeds]
-    return sorted(every, key=lambda job: -STEP_COST[job.architecture] * recipe.phases[job.task].steps)
+    every = [Job(architecture, task, seed, width) for task in tasks for architecture in architectures
+             for width in recipe.grid() for seed in recipe.seeds]
+    return sorted(every, key=lambda job: -STEP_COST[job.architecture] * (job.width or recipe.hidden)
+                  * recipe.phases[job.task].steps)
+
+
+def waves(pending: list[Job]) -> list[list[Job]]:
+    """The jobs in the order their starting models exist: first those trained from scratch, then
+    those that start from another task's models (`TrainingTask.starts_from`).
+
+    >>> [[job.task for job in wave] for wave in waves([Job("lstm", "lookup_suffix", 0), Job("lstm", "copy", 0)])]
+    [['copy'], ['lookup_suffix']]
+    """
+    first = [job for job in pending if TRAINING_TASKS[job.task].starts_from is None]
+    return [wave for wave in (first, [job for job in pending if job not in first]) if wave]
 
 
 def finished(job: Job, out: Path, recipe_name: str) -> dict | None:
@@ -61,16 +77,20 @@ def run_job(arguments) -> dict:
 
     job, recipe_name, out = arguments
     torch.set_num_threads(1)
-    summary = train(job.architecture, job.task, job.seed, RECIPES[recipe_name], out) | {"recipe": recipe_name}
+    summary = (train(job.architecture, job.task, job.seed, RECIPES[recipe_name], out, width=job.width)
+               | {"recipe": recipe_name})
     (job.folder(out) / SUMMARY).write_text(json.dumps(summary))
     return summary
 
 
-def train_all(recipe_name: str, out: Path, architectures, report=print, tasks=PAPER_TASKS) -> list[dict]:
-    """Train every job of the run not already finished in `out`, `workers` at once; the summaries."""
+def train_all(recipe_name: str, out: Path, architectures, report=print, tasks=PAPER_TASKS,
+              workers: int | None = None) -> list[dict]:
+    """Train every job of the run not already finished in `out`, `workers` at once (the recipe's
+    unless told), in `waves`; the summaries."""
     import multiprocessing
 
     recipe = RECIPES[recipe_name]
+    workers = workers or recipe.workers
     summaries, pending = [], []
     for job in jobs(recipe, architectures, tasks):
         done = finished(job, out, recipe_name)
@@ -80,14 +100,22 @@ def train_all(recipe_name: str, out: Path, architectures, report=print, tasks=PA
             summaries.append(done)
     if summaries:
         report(f"{len(summaries)} of {len(summaries) + len(pending)} models already trained in {out}: kept")
-    arguments = [(job, recipe_name, out) for job in pending]
-    if recipe.workers > 1 and len(pending) > 1:
-        with multiprocessing.get_context("spawn").Pool(recipe.workers) as pool:
-            for summary in pool.imap_unordered(run_job, arguments):
-                report(f"{summary['task']}/{summary['architecture']}/seed {summary['seed']}: final loss "
-                       f"{summary['final_loss']:.4f} after {summary['seconds']:.0f} s")
-                summaries.append(summary)
-    else:
-        for argument in arguments:
-            summaries.append(run_job(argument))
+    def trained(wave: list[Job]):
+        arguments = [(job, recipe_name, out) for job in wave]
+        if workers > 1 and len(wave) > 1:
+            with multiprocessing.get_context("spawn").Pool(workers) as pool:
+                yield from pool.imap_unordered(run_job, arguments)
+        else:
+            yield from map(run_job, arguments)
+
+    for wave in waves(pending):
+        for summary in trained(wave):  # as each finishes
+            report(f"{summary_name(summary)}: final loss {summary['final_loss']:.4f} after {summary['seconds']:.0f} s")
+            summaries.append(summary)
     return summaries
+
+
+def summary_name(summary: dict) -> str:
+    """`task/architecture[/width W]/seed N` of a trained model's summary."""
+    width = f"/width {summary['width']}" if summary.get("width") else ""
+    return f"{summary['task']}/{summary['architecture']}{width}/seed {summary['seed']}"

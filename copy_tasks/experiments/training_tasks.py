@@ -12,8 +12,11 @@ report and the command (`train_command`) read the declaration; none branches on 
 - `lookup_prefix`: `$<key>|<letters>|<answer>.`; `lookup_suffix`: `$<letters>|<key><answer>.`
   (the lookup families in their `paper` format: key 4 letters, answer 4);
 - `mqar`: Zoology's multi-query associative recall (`mqar` in its `zoology` format: K pairs of a
-  key symbol and a value symbol, then 8 of the keys, each followed by its value), the loss on
-  every value (as Zoology's); not one of the paper's tasks, the probe architecture papers report.
+  key symbol and a value symbol, then every key once in random order, each followed by its value,
+  as Zoology's training asks them; the scored tasks ask 8), the loss on every value (as
+  Zoology's); not one of the paper's tasks, the probe architecture papers report.
+
+The lookup models start from their seed's copy model (`starts_from`), which a run trains first.
 
 A worked example: the copy task of the quick recipe (copies of 5 to 10 letters) draws its
 strings from `random_copy`; its final models are scored from half its longest training length to
@@ -78,6 +81,9 @@ class TrainingTask:
     # What each checkpoint (`recipe.checkpoint_steps`) is scored on; None: only the final model is saved.
     checkpoints_scored_on: Callable[[Recipe], Scored] | None = None
     references: tuple[Reference, ...] = ()  # scored on `scored_on` beside its models
+    # The task whose final model of the same architecture, seed and width a model of this task starts
+    # from (trained first); None: from scratch. A lookup's answer after its first letter is a copy.
+    starts_from: str | None = None
 
 
 def copy_lengths(recipe: Recipe) -> tuple[int, ...]:
@@ -112,8 +118,8 @@ def mqar_lengths(recipe: Recipe) -> tuple[int, ...]:
     """The shipped pair counts up to 4 times the most the mqar models were trained on.
 
     >>> from copy_tasks.experiments.recipes import RECIPES
-    >>> mqar_lengths(RECIPES["full"]), mqar_lengths(RECIPES["quick"])
-    ((8, 16, 32, 64, 128), (8, 16, 32))
+    >>> mqar_lengths(RECIPES["mqar"]), mqar_lengths(RECIPES["quick"])
+    ((8, 16, 32, 64, 128, 256), (8, 16, 32))
     """
     return tuple(pairs for pairs in FAMILIES["mqar"].lengths if pairs <= 4 * recipe.mqar_pairs[1])
 
@@ -121,7 +127,7 @@ def mqar_lengths(recipe: Recipe) -> tuple[int, ...]:
 def _lookup(name: str) -> TrainingTask:
     return TrainingTask(name, name, {"key_length": 4, "answer_length": 4, "fmt": "paper"},
                         lambda recipe: recipe.lookup_lengths, lambda recipe: ((name, lookup_lengths(recipe)),),
-                        PAPER, "training")
+                        PAPER, "training", starts_from="copy")
 
 
 COPY = TrainingTask("copy", "random_copy", {"fmt": "paper"}, lambda recipe: recipe.copy_lengths,
@@ -131,7 +137,7 @@ COPY = TrainingTask("copy", "random_copy", {"fmt": "paper"}, lambda recipe: reci
                     references=(Reference("ngram_copier-5", "ngram_copier", "n=5"),))
 LOOKUP_PREFIX = _lookup("lookup_prefix")
 LOOKUP_SUFFIX = _lookup("lookup_suffix")
-MQAR = TrainingTask("mqar", "mqar", {"fmt": "zoology"}, lambda recipe: recipe.mqar_pairs,
+MQAR = TrainingTask("mqar", "mqar", {"fmt": "zoology", "queries": None}, lambda recipe: recipe.mqar_pairs,
                     lambda recipe: (("mqar", mqar_lengths(recipe)),), "mqar", "training_mqar",
                     symbols=ZOOLOGY_KEYS + ZOOLOGY_VALUES)
 

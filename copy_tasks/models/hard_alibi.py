@@ -5,8 +5,12 @@ at distances 0 to h before it (query i, key j: 0 <= i - j <= h), and the other h
 earlier key with no position information (NoPE). The paper masks M = 8 of 16 heads; here M
 is `num_masked_heads` in the config.
 
-It runs as transformers' own GPT-NeoX code with one attention function of ours, which adds
-the band to the attention mask it hands transformers' SDPA attention. The saved config names
+It runs as transformers' own GPT-NeoX code with one attention function of ours. Where every
+query attends from its own position over the keys before it with no padding (training on packed
+rows, scoring a row alone) the windowed heads attend over their window only (`windowed_attention`,
+a few keys a query) and the others through SDPA's causal kernel, both as cheap as a plain
+transformer's; otherwise (padding, a cache) it adds the band to the attention mask it hands
+transformers' SDPA attention. The two give the same outputs (tested). The saved config names
 the model type `copy_tasks_hard_alibi`, not `gpt_neox`: transformers does not save the
 attention implementation in `config.json`, so a checkpoint that said `gpt_neox` would load,
 without our code, as a plain NoPE model and score as one. Under its own type a load without
@@ -61,9 +65,43 @@ def banded_mask(bias: torch.Tensor, attention_mask: torch.Tensor | None) -> torc
     return (bias + attention_mask.to(bias.dtype)).clamp(min=lowest)
 
 
+def windowed_attention(query: torch.Tensor, key: torch.Tensor, value: torch.Tensor, scaling: float) -> torch.Tensor:
+    """Each head h of (batch, heads, positions, head size) attending from every position over the
+    keys 0 to h before it (Hard-ALiBi's windowed heads, `hard_alibi_bias`), computed over the
+    windows alone: O(positions x heads) scores, not O(positions^2).
+
+    >>> q, k, v = torch.randn(3, 1, 2, 5, 4).unbind(0)
+    >>> out = windowed_attention(q, k, v, 0.5)
+    >>> bool(torch.allclose(out[0, 0], v[0, 0]))  # head 0 sees each position itself alone
+    True
+    >>> bool(torch.allclose(out[0, 1, 0], v[0, 1, 0])), bool(torch.allclose(out[0, 1, 1], v[0, 1, 1]))  # head 1
+    (True, False)
+    """
+    heads, positions = query.shape[1], query.shape[2]
+    before = torch.nn.functional.pad(key, (0, 0, heads - 1, 0)).unfold(2, heads, 1)  # (b, h, t, d, window)
+    values = torch.nn.functional.pad(value, (0, 0, heads - 1, 0)).unfold(2, heads, 1)
+    scores = torch.einsum("bhtd,bhtdw->bhtw", query, before) * scaling
+    distance = torch.arange(heads - 1, -1, -1, device=query.device)  # window slot w holds the key heads-1-w back
+    reach = torch.arange(heads, device=query.device)[:, None, None]
+    position = torch.arange(positions, device=query.device)[None, :, None]
+    blocked = (distance > reach) | (distance > position)  # beyond the head's window, or before the row's start
+    weights = scores.masked_fill(blocked, torch.finfo(scores.dtype).min).softmax(dim=-1)
+    return torch.einsum("bhtw,bhtdw->bhtd", weights, values)
+
+
 def hard_alibi_attention(module, query, key, value, attention_mask, **kwargs):
-    """transformers' SDPA attention with the Hard-ALiBi band of `module.config` in its mask (a
-    mask, not SDPA's `position_bias`, which transformers 5.0 does not take)."""
+    """transformers' SDPA attention with the Hard-ALiBi band of `module.config`: for a causal pass
+    with no padding mask, no cache and no dropout, the windowed heads over their windows
+    (`windowed_attention`) and the others through SDPA's causal kernel; else the band in the
+    mask (a mask, not SDPA's `position_bias`, which transformers 5.0 does not take)."""
+    masked = module.config.num_masked_heads
+    if attention_mask is None and query.shape[2] == key.shape[2] > 1 and not kwargs.get("dropout"):
+        kwargs.pop("is_causal", None)
+        free, _ = sdpa_attention_forward(module, query[:, masked:], key[:, masked:], value[:, masked:], None,
+                                         is_causal=True, **kwargs)
+        scaling = kwargs.get("scaling") or query.shape[-1] ** -0.5
+        windowed = windowed_attention(query[:, :masked], key[:, :masked], value[:, :masked], scaling)
+        return torch.cat([windowed.transpose(1, 2), free], dim=2).contiguous(), None
     bias = hard_alibi_bias(query.shape[1], module.config.num_masked_heads, query.shape[2], key.shape[2],
                            query.dtype, query.device)
     kwargs.pop("is_causal", None)  # the mask is given: never SDPA's own causal shortcut

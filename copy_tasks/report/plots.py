@@ -197,8 +197,8 @@ class Line:
 
 
 def line_plot(lines: Sequence[Line], xlabel: str, ylabel: str = "exact match", log_x: bool = False,
-              legend_outside: bool = True) -> bytes:
-    """A PNG of lines against a shared x axis, y from 0 to 1."""
+              legend_outside: bool = True, y_range: tuple[float, float] | None = (-0.05, 1.05)) -> bytes:
+    """A PNG of lines against a shared x axis, y from 0 to 1 (or `y_range`; None: the data's)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -216,7 +216,8 @@ def line_plot(lines: Sequence[Line], xlabel: str, ylabel: str = "exact match", l
         axes.set_xscale("log")
     axes.set_xlabel(xlabel)
     axes.set_ylabel(ylabel)
-    axes.set_ylim(-0.05, 1.05)
+    if y_range is not None:
+        axes.set_ylim(*y_range)
     axes.grid(True, alpha=0.3)
     if legend_outside:
         axes.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0)

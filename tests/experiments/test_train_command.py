@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from copy_tasks.experiments import train_command
+from copy_tasks.experiments.recipes import RECIPES
 from copy_tasks.experiments.train_command import main as train_main
 from copy_tasks.experiments.training_tasks import PAPER_TASKS
 
@@ -92,6 +93,26 @@ def test_some_of_the_papers_tasks_without_the_others_are_refused(tmp_path, capsy
     assert "are trained together or not at all" in capsys.readouterr().err and not (tmp_path / "run").exists()
 
 
+@pytest.mark.parametrize(("recipe", "tasks", "others"), [
+    ("full", "mqar", "mqar or quick"), ("mqar", "copy,lookup_prefix,lookup_suffix", "full or gpu or quick")])
+def test_a_task_the_recipe_does_not_train_is_refused_naming_the_recipes_that_do(tmp_path, capsys, recipe, tasks,
+                                                                                 others):
+    with pytest.raises(SystemExit) as stopped:
+        train_main(["--out", str(tmp_path / "run"), "--recipe", recipe, "--tasks", tasks])
+    error = capsys.readouterr().err
+    assert stopped.value.code == 2 and not (tmp_path / "run").exists()
+    assert f"--tasks {tasks}: recipe {recipe} trains " in error and f"; use --recipe {others}" in error
+
+
+def test_without_models_or_tasks_a_run_trains_its_recipes_own(tmp_path, no_training, monkeypatch):
+    asked = []
+    monkeypatch.setattr(train_command, "run", lambda *arguments: asked.append(arguments[2:5:2]))
+    train_main(["--out", str(tmp_path / "grid"), "--recipe", "mqar"])
+    train_main(["--out", str(tmp_path / "paper"), "--recipe", "full"])
+    assert asked == [(("transformer-rope", "mamba2", "lstm"), ("mqar",)),
+                     (tuple(RECIPES["full"].architectures), tuple(PAPER_TASKS))]
+
+
 def model_summary(task: str, recipe: str = "quick") -> dict:
     """What a finished model's summary.json holds (as `training.run_job` writes it)."""
     return {"architecture": "lstm", "task": task, "seed": 0, "parameters": 1000, "final_loss": 1.5, "seconds": 1.0,
@@ -104,7 +125,7 @@ def no_training(monkeypatch):
     "finished" (its summary and final/ written), every evaluation "scored" (an empty results
     folder, read as no scores)."""
 
-    def train_all(recipe_name, out, architectures, report, tasks):
+    def train_all(recipe_name, out, architectures, report, tasks, workers=None):
         summaries = [model_summary(task, recipe_name) for task in tasks]
         for summary in summaries:
             folder = out / summary["task"] / "lstm" / "seed-0"
@@ -113,7 +134,7 @@ def no_training(monkeypatch):
             (folder / "summary.json").write_text(json.dumps(summary))
         return summaries
 
-    def score_all(recipe, out, runs, report):
+    def score_all(recipe, out, runs, report, workers=None):
         for run in runs:
             (out / "results" / run.label).mkdir(parents=True, exist_ok=True)
         return {run.label: {} for run in runs}
@@ -136,13 +157,13 @@ def test_a_run_of_another_recipe_is_refused_before_it_overwrites_the_models(tmp_
     """Issue 45 finding 11: `--quick` into a finished `full` folder replaced its final models and
     training.json, with one line on stderr."""
     run = tmp_path / "run"
-    train_main(["--out", str(run), "--recipe", "full", "--models", "lstm", "--tasks", "mqar"])
+    train_main(["--out", str(run), "--recipe", "full", "--models", "lstm"])
     before = snapshot(run)
-    assert before[Path("mqar/lstm/seed-0/final/model.safetensors")] == b"weights of full"
+    assert before[Path("copy/lstm/seed-0/final/model.safetensors")] == b"weights of full"
     capsys.readouterr()
     monkeypatch.setattr(train_command, "train_all", never_train)
     with pytest.raises(SystemExit) as stopped:
-        train_main(["--out", str(run), "--quick", "--models", "lstm", "--tasks", "mqar"])
+        train_main(["--out", str(run), "--quick", "--models", "lstm"])
     error = capsys.readouterr().err
     assert stopped.value.code == 2 and error.count("\n") == 1
     assert error.startswith(f"copy-tasks train: error: --out {run} holds a run of recipe full (")

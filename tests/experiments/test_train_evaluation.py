@@ -65,10 +65,10 @@ def test_only_checkpoints_before_the_end_of_copy_training_are_scored(tmp_path):
 
 def test_the_full_plan_has_a_run_per_model_and_checkpoint_each_with_its_own_label(tmp_path):
     runs = evaluations(RECIPES["full"], tmp_path, ARCHITECTURES)
-    # 6 architectures x 2 seeds: a copy model and its 3 checkpoints, two lookup models; and the n-gram copier
-    assert len(runs) == 6 * 2 * (1 + 3 + 2) + 1 == 73
-    assert len({run.label for run in runs}) == 73
-    assert len({run.model for run in runs if run.model is not None}) == 72
+    # 6 architectures x 2 seeds: a copy model and its 4 checkpoints, two lookup models; and the n-gram copier
+    assert len(runs) == 6 * 2 * (1 + 4 + 2) + 1 == 85
+    assert len({run.label for run in runs}) == 85
+    assert len({run.model for run in runs if run.model is not None}) == 84
     assert [run.label for run in runs if run.model is None] == ["ngram_copier-5"]
 
 
@@ -91,7 +91,8 @@ def test_every_task_the_plan_scores_ships_or_is_written(tmp_path, recipe_name):
     recipe = RECIPES[recipe_name]
     write_tasks(recipe, tmp_path / "tasks")
     available = {path.stem for folder in (task_config_dir(), tmp_path / "tasks") for path in folder.rglob("*.yaml")}
-    missing = {task for run in evaluations(recipe, tmp_path, ARCHITECTURES) for task in run.tasks} - available
+    plan = evaluations(recipe, tmp_path, recipe.architectures, recipe.tasks())
+    missing = {task for run in plan for task in run.tasks} - available
     assert not missing, sorted(missing)
 
 

@@ -3,6 +3,8 @@ tables, hand-worked."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from copy_tasks.experiments.recipes import RECIPES
 from copy_tasks.experiments.train_report import EXPERIMENTS, Report
 from copy_tasks.experiments.training_tasks import PAPER_TASKS, TRAINING_TASKS
@@ -41,23 +43,45 @@ def test_the_report_reads_its_figures_off_its_tables_hand_worked():
                                    "training_prefix_suffix.png", "training_examples_needed.png"}
 
 
-def test_a_run_of_mqar_alone_reports_query_accuracy_by_pairs_hand_worked():
-    full = RECIPES["full"]  # trained on 8 to 32 pairs: scored at 8, 16, 32, 64, 128
-    scores = {f"trained-mqar-lstm-s{seed}": {
-        **{f"mqar_tf_{pairs}:query_accuracy": value for pairs, value in zip((8, 16, 32, 64, 128),
-                                                                            (1.0, 0.5, 0.25, 0.125, 0.0))},
-        "mqar_tf_8": 1.0 - seed, "mqar_tf_128": 0.0} for seed in full.seeds}
-    summaries = [{"task": "mqar", "architecture": "lstm", "seed": seed, "parameters": 1, "state_bits": 98_304,
-                  "final_loss": 0.5, "examples": 10, "seconds": 1.0, "checkpoints": {"200": 10}}
-                 for seed in full.seeds]
-    report = Report(full, "full", scores, summaries, ("lstm",), ("mqar",))
+def test_a_run_of_mqar_alone_reports_query_accuracy_by_pairs_widths_and_state_hand_worked():
+    grid = replace(RECIPES["mqar"], widths=(32, 64, 128))  # 4 to 64 pairs: scored at 8 ... 256; seeds 0 and 1
+    lengths = (8, 16, 32, 64, 128, 256)
+    at_64 = {("transformer-rope", 32): (1.0, 0.8), ("transformer-rope", 64): (1.0, 1.0),
+             ("transformer-rope", 128): (1.0, 1.0), ("lstm", 32): (0.0, 0.25), ("lstm", 64): (0.25, 0.25),
+             ("lstm", 128): (0.5, 0.75)}
+    scores, summaries = {}, []
+    for (architecture, width), values in at_64.items():
+        for seed, value in zip(grid.seeds, values):
+            curve = dict(zip(lengths, (1.0, 1.0, 1.0, value, value / 2, 0.0)))
+            scores[f"trained-mqar-{architecture}-w{width}-s{seed}"] = {
+                **{f"mqar_tf_{pairs}:query_accuracy": score for pairs, score in curve.items()},
+                "mqar_tf_8": 1.0 - seed, "mqar_tf_256": 0.0}
+            bits = None if architecture.startswith("transformer") else 2 * 2 * width * 32
+            summaries.append({"task": "mqar", "architecture": architecture, "seed": seed, "width": width,
+                              "hidden_size": width, "parameters": 1, "state_bits": bits, "final_loss": 0.5,
+                              "examples": 10, "seconds": 1.0, "checkpoints": {"3000": 10},
+                              "loss_curve": [[100, 4.0], [200, 1.5 - seed], [300, 0.25]]})
+    report = Report(grid, "mqar", scores, summaries, ("transformer-rope", "lstm"), ("mqar",))
     markdown = report.markdown()
     assert markdown.startswith("## Trained from scratch: multi-query associative recall")
-    assert "| lstm | rnn | 0 | 1.00 | 0.50 | 0.25 | 0.12 | 0.00 | 1.00 | 0.00 |" in markdown
-    assert "| lstm | rnn | 1 | 1.00 | 0.50 | 0.25 | 0.12 | 0.00 | 0.00 | 0.00 |" in markdown
-    assert "| lstm | rnn | mqar | 0 | 1 | 98,304 |" in markdown
+    # rows: model, architecture, width, seed, state bits, query accuracy at 8 ... 256, all 8 at 8 and 256, escape
+    # seed 1's loss is 0.5 at step 200, under 1 nat there; seed 0's 1.5 there and 0.25 at step 300
+    assert "| lstm | rnn | 128 | 1 | 16,384 | 1.00 | 1.00 | 1.00 | 0.75 | 0.38 | 0.00 | 0.00 | 0.00 | 200 |" in markdown
+    assert "| transformer-rope | transformer (RoPE) | 32 | 0 | - | 1.00 | 1.00 | 1.00 | 1.00 | 0.50 | 0.00 | 1.00 | " \
+           "0.00 | 300 |" in markdown
+    goal = [line for line in markdown.splitlines()
+            if line.startswith("| ") and ("reached |" in line or "rising" in line)]
+    assert goal == ["| transformer-rope | 0.90 (0.80-1.00) | 1.00 (1.00-1.00) | 1.00 (1.00-1.00) | >= 0.9 at width 32: "
+                    "reached |", "| lstm | 0.12 (0.00-0.25) | 0.25 (0.25-0.25) | 0.62 (0.50-0.75) | below attention: "
+                    "yes; rising with width: yes |"]
+    assert report.figures["lstm"]["mqar_at_goal"] == [0.125, 0.25, 0.625]
+    assert report.state_bits("lstm", 64) == 8_192
+    assert report.state_bits("transformer-rope", 32) == 2 * 2 * 32 * (2 * 64 + 2 * 8 - 1) * 32  # its cache at 64 pairs
+    models = [line for line in markdown.splitlines() if line.startswith("| lstm | rnn | mqar |")]
+    assert [line.split(" | ")[3:5] for line in models] == [["32", "0"], ["32", "1"], ["64", "0"], ["64", "1"],
+                                                           ["128", "0"], ["128", "1"]]
     assert "Length generalisation" not in markdown  # the paper's experiments need the paper's tasks
-    assert list(report.plots()) == ["training_mqar.png"]
+    assert list(report.plots()) == ["training_mqar.png", "training_mqar_state.png", "training_mqar_loss.png"]
 
 
 def test_every_declared_experiment_is_read_by_the_report():

@@ -63,8 +63,8 @@ def test_no_evaluation_seed_draws_a_training_doc(seed):
                         if example.length == length and first[index] == evaluation[index]], (task, length)
 
 
-def test_the_mqar_stream_is_zoologys_format_with_every_value_scored():
-    from copy_tasks.probes.families.mqar import QUERIES, ZOOLOGY_KEYS, ZOOLOGY_VALUES
+def test_the_mqar_stream_is_zoologys_format_every_key_asked_and_every_value_scored():
+    from copy_tasks.probes.families.mqar import ZOOLOGY_KEYS, ZOOLOGY_VALUES
 
     stream = [training_example(QUICK, "mqar", seed=0, index=index) for index in range(50)]
     assert stream == [training_example(QUICK, "mqar", seed=0, index=index) for index in range(50)]
@@ -72,9 +72,10 @@ def test_the_mqar_stream_is_zoologys_format_with_every_value_scored():
     tokenizer = tokenizer_for("mqar")
     low, high = QUICK.mqar_pairs
     for example in stream:
-        assert low <= example.length <= high and len(example.questions) == QUERIES
+        assert low <= example.length <= high and len(example.questions) == example.length  # every key once
         pairs = example.prompt[:2 * example.length]
         assert set(pairs[0::2]) <= set(ZOOLOGY_KEYS) and set(pairs[1::2]) <= set(ZOOLOGY_VALUES)
+        assert sorted(prompt[-1] for prompt, _ in example.questions) == sorted(pairs[0::2])
         for (prompt, answer), (following, _) in zip(example.questions, example.questions[1:]):
             assert following == prompt + answer + following[-1]  # the next query follows the answered one
         assert (example.prompt, example.answer) == example.questions[-1]
@@ -103,3 +104,22 @@ def test_packed_rows_are_full_and_score_only_the_whole_examples_hand_worked():
     assert tokenizer.decode([t for t in labels if t != -100]) == "abc.xy."
     ids, mask, labels, whole = packed_batch(tokenizer, iter(copies * 2), rows=2, context=20)
     assert ids.shape == (2, 20) and bool(mask.all()) and whole == 4
+
+
+@pytest.mark.parametrize("task", list(TRAINING_TASKS))
+def test_the_labels_are_the_answers_tokens_as_their_prompts_tokenize(task):
+    """`encode` finds each answer's tokens from one tokenization of the whole text (offsets): the
+    same as tokenizing each prompt and answer on its own, which is quadratic in the questions."""
+    tokenizer = tokenizer_for(task)
+    for index in range(40):
+        example = training_example(QUICK, task, seed=3, index=index)
+        ids, labels = encode(tokenizer, example)
+
+        def length(text: str) -> int:
+            return len(tokenizer(text, add_special_tokens=False)["input_ids"])
+
+        expected = [-100] * len(ids)
+        for prompt, answer in example.scored:
+            expected[length(prompt):length(prompt + answer)] = ids[length(prompt):length(prompt + answer)]
+        expected[-1] = ids[-1]  # the END
+        assert labels == expected, (task, index)

@@ -35,11 +35,14 @@ def test_every_task_is_declared_once_with_its_family_format_and_lengths():
     assert {name: task.family for name, task in TRAINING_TASKS.items()} == {
         "copy": "random_copy", "lookup_prefix": "lookup_prefix", "lookup_suffix": "lookup_suffix", "mqar": "mqar"}
     assert TRAINING_TASKS["lookup_suffix"].options == {"key_length": 4, "answer_length": 4, "fmt": "paper"}
-    assert TRAINING_TASKS["mqar"].options == {"fmt": "zoology"} and len(TRAINING_TASKS["mqar"].symbols) == 1024
+    assert TRAINING_TASKS["mqar"].options == {"fmt": "zoology", "queries": None}  # every key asked, as Zoology's
+    assert len(TRAINING_TASKS["mqar"].symbols) == 1024
     for recipe in RECIPES.values():
         lengths = {name: task.trained_lengths(recipe) for name, task in TRAINING_TASKS.items()}
         assert lengths == {"copy": recipe.copy_lengths, "lookup_prefix": recipe.lookup_lengths,
                            "lookup_suffix": recipe.lookup_lengths, "mqar": recipe.mqar_pairs}
+    assert {name: task.starts_from for name, task in TRAINING_TASKS.items()} == {
+        "copy": None, "lookup_prefix": "copy", "lookup_suffix": "copy", "mqar": None}
     assert PAPER_TASKS == ("copy", "lookup_prefix", "lookup_suffix")
     assert [name for name, task in TRAINING_TASKS.items() if task.checkpoints_scored_on] == ["copy"]
     assert [reference.label for task in TRAINING_TASKS.values() for reference in task.references] == ["ngram_copier-5"]

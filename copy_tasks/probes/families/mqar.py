@@ -78,8 +78,10 @@ def _draw_zoology(rng: np.random.Generator, pairs: int) -> tuple[list[str], list
     return [ZOOLOGY_KEYS[i] for i in keys], [ZOOLOGY_VALUES[i] for i in values]
 
 
-def make_mqar_doc(rng: np.random.Generator, pairs: int, fmt: str = "natural") -> dict:
-    """One doc of `pairs` key-value lines and QUERIES queries; the doc is the first query's request.
+def make_mqar_doc(rng: np.random.Generator, pairs: int, fmt: str = "natural", queries: int | None = QUERIES) -> dict:
+    """One doc of `pairs` key-value lines and `queries` queries (None: every key once, in random
+    order, as Zoology's training asks them; `copy-tasks train` draws its mqar examples so); the
+    doc is the first query's request. The shipped tasks ask QUERIES.
 
     >>> from copy_tasks.probes.seeding import doc_rng
     >>> doc = make_mqar_doc(doc_rng("mqar", "1.0", 8, 1234, 0), 8)
@@ -108,9 +110,16 @@ def make_mqar_doc(rng: np.random.Generator, pairs: int, fmt: str = "natural") ->
     (['0x4ffc', '0xac31', '0x4f1d', '0xad84'], 17, True)
     >>> query_docs(doc)[1]["prompt"] == doc["prompt"] + doc["query_values"][0] + doc["query_keys"][1]
     True
+
+    Every key asked (a training example of 3 pairs):
+
+    >>> doc = make_mqar_doc(doc_rng("mqar", "1.0", 3, 1234, 0), 3, fmt="zoology", queries=None)
+    >>> sorted(doc["query_positions"]), len(query_docs(doc))
+    ([0, 1, 2], 3)
     """
-    if pairs < QUERIES:
-        raise ValueError(f"mqar asks {QUERIES} queries drawn without replacement, so it needs at least {QUERIES} "
+    queries = pairs if queries is None else queries
+    if pairs < queries:
+        raise ValueError(f"mqar asks {queries} queries drawn without replacement, so it needs at least {queries} "
                          f"pairs, got {pairs}")
     check_pairs(pairs, fmt)
     if fmt == "zoology":
@@ -118,7 +127,7 @@ def make_mqar_doc(rng: np.random.Generator, pairs: int, fmt: str = "natural") ->
     else:
         keys = _draw_keys(rng, pairs)
         values = [str(value) for value in rng.choice(np.arange(*VALUES), size=pairs, replace=False).tolist()]
-    positions = [int(i) for i in rng.choice(pairs, size=QUERIES, replace=False)]
+    positions = [int(i) for i in rng.choice(pairs, size=queries, replace=False)]
     first = positions[0]
     if fmt == "zoology":
         prompt, continuation = "".join(key + value for key, value in zip(keys, values)) + keys[first], values[first]
