@@ -2,12 +2,12 @@
 seed (`copy_tasks.experiments.training`), score them through plain `lm_eval`
 (`train_evaluation`), and report the paper's synthetic experiments (`train_report`).
 
-    copy-tasks train --out runs/train                     # the full recipe: about 90 minutes on 2 cores
+    copy-tasks train --out runs/train                     # the full recipe: about 7 hours on 2 cores
     copy-tasks train --out runs/train --quick             # tiny models (tests): about 3 minutes on 2 cores
-    copy-tasks train --out runs/train --recipe gpu        # longer, the paper's lengths: for a GPU
+    copy-tasks train --out runs/train --recipe gpu        # a million copy examples, the paper's lengths: for a GPU
     copy-tasks train --out runs/train --leaderboard leaderboard/   # and publish the rows
     copy-tasks train --out runs/train --report-only       # rebuild the report of a finished run
-    copy-tasks train --out runs/mqar --tasks mqar         # Zoology's MQAR instead of the paper's tasks
+    copy-tasks train --out runs/mqar --recipe mqar        # Zoology's MQAR grid at widths 32 and 64
 
 Into `--out` it writes the models (`<task>/<architecture>/seed-<N>/final/`, and the copy
 models' checkpoints `step-<N>/`, each loadable by `lm_eval --model hf` with its log and
