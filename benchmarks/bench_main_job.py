@@ -163,7 +163,8 @@ def main(argv: list[str] | None = None) -> None:
           "steps |\n|---|---:|---:|---|---:|---|")
     for job in jobs:
         steps = ", ".join(f"{name} {seconds:.0f} s" for name, seconds in job.steps)
-        print(f"| {job.label} | {job.seconds // 60:.0f} min {job.seconds % 60:.0f} s | {job.peak / 1e9:.2f} GB "
+        minutes, seconds = divmod(round(job.seconds), 60)
+        print(f"| {job.label} | {minutes} min {seconds} s | {job.peak / 1e9:.2f} GB "
               f"({job.peak / model_bytes:.1f}x the model) | {job.largest[0] / 1e9:.2f} GB `{job.largest[1]}` | "
               f"{job.longest_silence:.0f} s | {steps} |")
 
