@@ -28,21 +28,24 @@ import json
 import re
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
+
+from background_sampler import BackgroundSampler
 
 FAMILIES = ("phonebook_copy", "random_copy")
 PATHS = ("old", "onepass", "new")
 STAGES_SHOWN = 6
 
 
-class StagePeaks:
+class StagePeaks(BackgroundSampler):
     """While active, the highest resident set of this process seen while each module of `model`
     runs (the innermost running module, layer numbers as N), sampled every 2 ms."""
 
     def __init__(self, model) -> None:
         import psutil
+
+        super().__init__(interval=0.002)
 
         self.process = psutil.Process()
         self.running = ["(outside the model)"]
@@ -51,24 +54,13 @@ class StagePeaks:
             label = re.sub(r"\.\d+(?=\.|$)", ".N", name) or "(the model's forward, outside its modules)"
             module.register_forward_pre_hook(lambda module, args, label=label: self.running.append(label))
             module.register_forward_hook(self._left)
-        self._stop = threading.Event()
 
     def _left(self, module, args, output) -> None:
         self.running.pop()
 
-    def __enter__(self) -> StagePeaks:
-        self._thread = threading.Thread(target=self._sample, daemon=True)
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._stop.set()
-        self._thread.join()
-
-    def _sample(self) -> None:
-        while not self._stop.wait(0.002):
-            rss, stage = self.process.memory_info().rss, self.running[-1]
-            self.peaks[stage] = max(rss, self.peaks.get(stage, 0))
+    def sample(self) -> None:
+        rss, stage = self.process.memory_info().rss, self.running[-1]
+        self.peaks[stage] = max(rss, self.peaks.get(stage, 0))
 
     def highest(self, count: int) -> list[tuple[str, int]]:
         return sorted(self.peaks.items(), key=lambda item: -item[1])[:count]

@@ -28,13 +28,13 @@ import subprocess
 import sys
 import tarfile
 import tempfile
-import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from io import BytesIO
 from pathlib import Path
 
 import psutil
+from background_sampler import BackgroundSampler
 
 ROOT = Path(__file__).resolve().parent.parent
 STEP_START = re.compile(r"^\[(\d+)/(\d+)\] (\S+): \d+ tasks")
@@ -42,44 +42,34 @@ STEP_DONE = re.compile(r"^\[(\d+)/(\d+)\] (\S+): done in (\d+) s")
 SAMPLE_SECONDS = 0.5
 
 
-@dataclass
-class TreeMemory:
+class TreeMemory(BackgroundSampler):
     """The highest summed resident set of a process and its descendants, sampled in a thread,
     and the largest single process (its command, shortened) at that moment."""
 
-    pid: int
-    peak: int = 0
-    largest: tuple[int, str] = (0, "")
-    samples: int = 0
-    _stop: threading.Event = field(default_factory=threading.Event)
+    def __init__(self, pid: int) -> None:
+        super().__init__(interval=SAMPLE_SECONDS)
+        self.pid = pid
+        self.peak = 0
+        self.largest: tuple[int, str] = (0, "")
+        self.samples = 0
 
-    def __enter__(self) -> TreeMemory:
-        self._thread = threading.Thread(target=self._sample, daemon=True)
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._stop.set()
-        self._thread.join()
-
-    def _sample(self) -> None:
-        while not self._stop.is_set():
+    def sample(self) -> bool:
+        try:
+            root = psutil.Process(self.pid)
+            tree = [root, *root.children(recursive=True)]
+        except psutil.NoSuchProcess:
+            return False
+        sizes = []
+        for process in tree:
             try:
-                root = psutil.Process(self.pid)
-                tree = [root, *root.children(recursive=True)]
-            except psutil.NoSuchProcess:
-                return
-            sizes = []
-            for process in tree:
-                try:
-                    sizes.append((process.memory_info().rss, " ".join(process.cmdline()[1:4])[:70]))
-                except psutil.Error:
-                    continue
-            self.samples += 1
-            total = sum(rss for rss, _ in sizes)
-            if total > self.peak:
-                self.peak, self.largest = total, max(sizes)
-            self._stop.wait(SAMPLE_SECONDS)
+                sizes.append((process.memory_info().rss, " ".join(process.cmdline()[1:4])[:70]))
+            except psutil.Error:
+                continue
+        self.samples += 1
+        total = sum(rss for rss, _ in sizes)
+        if total > self.peak:
+            self.peak, self.largest = total, max(sizes)
+        return True
 
 
 @dataclass
