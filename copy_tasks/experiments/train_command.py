@@ -2,7 +2,7 @@
 seed (`copy_tasks.experiments.training`), score them through plain `lm_eval`
 (`train_evaluation`), and report the paper's synthetic experiments (`train_report`).
 
-    copy-tasks train --out runs/train                     # the full recipe: about 7 hours on 2 cores
+    copy-tasks train --out runs/train                     # the full recipe: about 3 hours on 2 cores
     copy-tasks train --out runs/train --quick             # tiny models (tests): about 3 minutes on 2 cores
     copy-tasks train --out runs/train --recipe gpu        # a million copy examples, the paper's lengths: for a GPU
     copy-tasks train --out runs/train --leaderboard leaderboard/   # and publish the rows
