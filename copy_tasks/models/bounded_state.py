@@ -69,8 +69,8 @@ GUESSES = 16  # letters offered when a lookup cannot be answered from the state
 # number reader (`bounded_number`) and the phone-book reader (`bounded_phonebook`). The other
 # three count the choice in their control bits; this reader's accounting, older than they are,
 # does not (its format register has 3 values; with the choice it would have 6, 1 bit more).
-READERS = 4
-READER_CHOICE_BITS = math.log2(READERS)
+READER_COUNT = 4
+READER_CHOICE_BITS = math.log2(READER_COUNT)
 
 
 def counter_bits(value: int) -> int:
