@@ -34,6 +34,7 @@ import argparse
 import sys
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -249,12 +250,31 @@ def made_by(preset_name: str, runs: list[SuiteRun], labels: tuple[str, ...] | No
     return f"Made by `{command}`: {groups[0]} docs per length" + "".join(f"; {group}" for group in groups[1:]) + "."
 
 
+def concurrent_steps(runs: list[SuiteRun], verbose: bool = False) -> list[list[int]]:
+    """The steps (1-based) of a suite's runs, grouped into those run at once: a pretrained model's
+    run alone (it uses every core, and the memory of the model), the reference models' runs
+    together (one core each, little memory: the main job's 15 s and 26 s become 26 s); with
+    `verbose` (lm-eval's output on the terminal) every run alone.
+
+    >>> concurrent_steps(plan("quick")), concurrent_steps(plan("quick"), verbose=True)
+    ([[1], [2, 3]], [[1], [2], [3]])
+    """
+    groups: list[list[int]] = []
+    for step, run in enumerate(runs, start=1):
+        if not verbose and not run.model and groups and not runs[groups[-1][-1] - 1].model:
+            groups[-1].append(step)
+        else:
+            groups.append([step])
+    return groups
+
+
 def run_suite(preset_name: str, out: Path, labels: tuple[str, ...] | None = None, verbose: bool = False) -> None:
     """Run every model of the preset into `out/results/<label>/`, then build the leaderboard in
     `out`. Each run's lm-eval output goes to `out/logs/<label>.log`, after the command that re-runs
     that step (with `verbose`, to the terminal instead: it is lm-eval's progress and tables); the
     terminal (stderr) gets the steps, a progress line every 20 s while one runs, and a summary;
-    stdout gets the leaderboard folder alone, as `copy-tasks model` prints its model's folder."""
+    stdout gets the leaderboard folder alone, as `copy-tasks model` prints its model's folder. The
+    reference models' runs run at once (`concurrent_steps`)."""
     from copy_tasks.common.files import cache_root
     from copy_tasks.experiments.real_models import MODELS, prepare
     from copy_tasks.report.build import build_leaderboard
@@ -265,17 +285,23 @@ def run_suite(preset_name: str, out: Path, labels: tuple[str, ...] | None = None
     results_dir = out / "results"
     prepare_out(out)
     began = time.monotonic()
-    for step, run in enumerate(runs, start=1):
+
+    def run_step(step: int, run: SuiteRun) -> None:
         started = time.monotonic()
-        print(f"[{step}/{len(runs)}] {run.label}: {len(run.tasks)} tasks, "
-              f"{run.docs or 'default'} docs per task", file=sys.stderr, flush=True)
+        name = f"[{step}/{len(runs)}] {run.label}"
+        print(f"{name}: {len(run.tasks)} tasks, {run.docs or 'default'} docs per task", file=sys.stderr, flush=True)
         if run.model in MODELS:
             link_models(models_dir, {run.model: prepare(run.model)})
         log = None if verbose else out / "logs" / f"{run.label}.log"
         launch(run.lm_eval_run(results_dir), cwd=models_dir if run.model in MODELS else results_dir, log=log,
-               progress=f"[{step}/{len(runs)}] {run.label}")
-        print(f"[{step}/{len(runs)}] {run.label}: done in {time.monotonic() - started:.0f} s"
+               progress=name)
+        print(f"{name}: done in {time.monotonic() - started:.0f} s"
               + ("" if log is None else f" (lm-eval's output: {log.relative_to(out)})"), file=sys.stderr, flush=True)
+
+    for steps in concurrent_steps(runs, verbose):
+        with ThreadPoolExecutor(max_workers=len(steps)) as pool:
+            for finished in [pool.submit(run_step, step, runs[step - 1]) for step in steps]:
+                finished.result()
     report = build_leaderboard([results_dir], out, made_by=made_by(preset_name, runs, labels))
     problems = f"; {len(report.problems)} results files named in the summary's notes" if report.problems else ""
     print(f"copy-tasks: {len(runs)} run{'s' * (len(runs) != 1)} in {time.monotonic() - began:.0f} s{problems}"

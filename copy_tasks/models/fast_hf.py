@@ -46,7 +46,7 @@ import torch
 from lm_eval.api.registry import register_model
 from tqdm import tqdm
 
-from copy_tasks.harness.lm_eval_internals import batched, cache_answer, scored_tokens_hflm
+from copy_tasks.harness.lm_eval_internals import TokenRequest, batched, cache_answer, scored_tokens_hflm
 from copy_tasks.models.banded_attention import use_banded_attention
 from copy_tasks.models.sliding_cache import keep_only_windows
 
@@ -143,20 +143,42 @@ class HiddenStatesAtHead:
 
 
 def target_scores(logits_of: Callable[[torch.Tensor], torch.Tensor], inputs: torch.Tensor, targets: torch.Tensor,
-                  chunk: int) -> tuple[float, bool]:
-    """(sum of the log-probabilities of `targets`, whether every one is the argmax), from the
-    logits `logits_of` gives for `inputs` (one per target), `chunk` positions at a time.
+                  counts: list[int], chunk: int) -> list[tuple[float, bool]]:
+    """(sum of the log-probabilities of its targets, whether every one is the argmax) of each run
+    of `counts` consecutive targets, from the logits `logits_of` gives for `inputs` (one per
+    target), `chunk` positions at a time across the runs: the output layer's weights are read
+    once a chunk, not once a request (Gemma 3's are 671 MB in float32).
 
-    >>> target_scores(lambda x: x, torch.log(torch.tensor([[0.5, 0.5], [0.25, 0.75]])), torch.tensor([0, 1]), 1)
-    (-0.9808292388916016, True)
+    >>> logits = torch.log(torch.tensor([[0.5, 0.5], [0.25, 0.75], [0.9, 0.1]]))
+    >>> target_scores(lambda x: x, logits, torch.tensor([0, 1, 1]), [2, 1], chunk=2)
+    [(-0.9808292388916016, True), (-2.3025851249694824, False)]
     """
-    logprobs, greedy = [], True
+    logprobs, greedy = [], []
     for start in range(0, len(targets), chunk):
         values = torch.log_softmax(logits_of(inputs[start:start + chunk]).float(), dim=-1)
         wanted = targets[start:start + chunk]
         logprobs.append(values.gather(1, wanted[:, None])[:, 0])
-        greedy = greedy and bool((values.argmax(-1) == wanted).all())
-    return float(torch.cat(logprobs).sum()), greedy
+        greedy.append(values.argmax(-1) == wanted)
+    if not logprobs:
+        return [(0.0, True)] * len(counts)
+    return [(float(part.sum()), bool(hits.all())) for part, hits in
+            zip(torch.cat(logprobs).split(counts), torch.cat(greedy).split(counts))]
+
+
+def shared_rows(rows: list[tuple[int, ...]]) -> list[int]:
+    """For each row of tokens, the index of a row that begins with it (its own where no other
+    does): a causal model's forward pass over that row computes this row's logits too, so one
+    pass serves both (the questions of one `mqar` doc are prefixes of its last).
+
+    >>> shared_rows([(1, 2), (1, 2, 3, 4), (5,), (1, 2, 3)])
+    [1, 1, 2, 1]
+    """
+    order = sorted(range(len(rows)), key=rows.__getitem__)
+    carrier = list(range(len(rows)))
+    for shorter, longer in zip(reversed(order[:-1]), reversed(order[1:])):
+        if rows[longer][:len(rows[shorter])] == rows[shorter]:
+            carrier[shorter] = carrier[longer]
+    return carrier
 
 
 def free_memory_bytes(device) -> int:
@@ -232,20 +254,45 @@ class FastLoglikelihoodHFLM(scored_tokens_hflm()):
         self._logits_of = head_logits(self.model)
 
     def score_token_requests(self, requests, disable_tqdm: bool = False, override_bs=None):
+        requests = [TokenRequest(request) for request in requests]
         if self.batch_size == "auto" and not override_bs and requests:
-            longest = max(min(len(context) + len(continuation), self.max_length + 1)
-                          for _, context, continuation in requests)
+            longest = max(min(len(request.context) + len(request.continuation), self.max_length + 1)
+                          for request in requests)
             override_bs = self._auto_batch_size("loglikelihood", longest - 1, cache=False)
-        ordered, chunks = batched(self, requests, _length_order, override_bs)
-        results = []
+        # Each forwarded request carries, as a fourth item, the indices of the requests it scores.
+        carried = [(*requests[index], tuple(group)) for index, group in self._carriers(requests).items()]
+        _, chunks = batched(self, carried, _length_order, override_bs)
+        answers: list = [None] * len(requests)
         with tqdm(total=len(requests), disable=disable_tqdm or self.rank != 0,
                   desc="Running loglikelihood requests") as progress:
             for chunk in chunks:
-                for request, answer in zip(chunk, self._score_batch(chunk)):
-                    results.append(answer)
-                    cache_answer(self, request, answer)
-                    progress.update(1)
-        return ordered.get_original(results)
+                groups = [[requests[index] for index in carrier[3]] for carrier in chunk]
+                for carrier, group_answers in zip(chunk, self._score_batch(chunk, groups)):
+                    for index, answer in zip(carrier[3], group_answers):
+                        answers[index] = answer
+                        cache_answer(self, requests[index], answer)
+                        progress.update(1)
+        return answers
+
+    def _carriers(self, requests) -> dict[int, list[int]]:
+        """The requests to run forward passes for, each with the requests its pass scores (itself
+        among them): a request whose tokens begin another's is scored from that one's pass
+        (`shared_rows`) where the model is causal and neither is cut to the context."""
+        whole = [i for i, request in enumerate(requests) if self._is_causal()
+                 and len(request.context) + len(request.continuation) <= self.max_length + 1]
+        carrier = list(range(len(requests)))
+        for i, shared in zip(whole, shared_rows([tuple(requests[i].context + requests[i].continuation)
+                                                 for i in whole])):
+            carrier[i] = whole[shared]
+        groups: dict[int, list[int]] = {}
+        for i, j in enumerate(carrier):
+            groups.setdefault(j, []).append(i)
+        return groups
+
+    def _is_causal(self) -> bool:
+        """Whether the model is a causal decoder whose logits at a position depend on the tokens up
+        to it alone: an architecture hf_fast knows, without bidirectional attention."""
+        return self._logits_of is not None and not getattr(self.model.config, "use_bidirectional_attention", False)
 
     def generate_until(self, requests, disable_tqdm: bool = False):
         if self.batch_size != "auto" or not requests:
@@ -268,21 +315,24 @@ class FastLoglikelihoodHFLM(scored_tokens_hflm()):
         log.info("hf_fast: --batch_size auto: %d for %s requests of up to %d tokens", size, request_type, tokens)
         return size
 
-    def _score_batch(self, chunk) -> list[tuple[float, bool]]:
-        """(log-probability, is_greedy) of each request of a batch, from forward passes of at
-        most `FORWARD_TOKENS` padded tokens each (`forward_slices`)."""
+    def _score_batch(self, chunk, groups) -> list[list[tuple[float, bool]]]:
+        """(log-probability, is_greedy) of the requests each request of a batch carries (`groups`),
+        from forward passes of at most `FORWARD_TOKENS` padded tokens each (`forward_slices`)."""
         rows = [(request.context + request.continuation)[-(self.max_length + 1):] for request in chunk]
-        return [answer for part in forward_slices([len(row) - 1 for row in rows], FORWARD_TOKENS)
-                for answer in self._score_rows(chunk[part], rows[part])]
+        windows = [[(len(row), min(len(row) - 1, len(carrier.continuation)))] if len(group) == 1 else
+                   [(len(member.context) + len(member.continuation), len(member.continuation)) for member in group]
+                   for carrier, group, row in zip(chunk, groups, rows)]
+        return [answers for part in forward_slices([len(row) - 1 for row in rows], FORWARD_TOKENS)
+                for answers in self._score_rows(rows[part], windows[part])]
 
     @torch.no_grad()
-    def _score_rows(self, chunk, rows: list[list[int]]) -> list[tuple[float, bool]]:
-        """(log-probability, is_greedy) of each request, its tokens `rows` cut to the context
-        (as `hf` cuts them), from one forward pass."""
-        scored = [min(len(request.continuation), len(row) - 1) for request, row in zip(chunk, rows)]
+    def _score_rows(self, rows: list[list[int]], windows: list[list[tuple[int, int]]]
+                    ) -> list[list[tuple[float, bool]]]:
+        """(log-probability, is_greedy) of each window (end, count) of each row of tokens, cut to
+        the context (as `hf` cuts them): its `count` tokens before `end`, from one forward pass."""
         width = max(len(row) - 1 for row in rows)
-        # Each row's scored logits sit at positions [len - 1 - scored, len - 1) of its input.
-        keep = max(width - (len(row) - 1 - count) for row, count in zip(rows, scored))
+        # A window's scored logits sit at input positions [end - 1 - count, end - 1).
+        keep = max(width - (end - 1 - count) for row_windows in windows for end, count in row_windows)
         pad = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else 0
         inputs = torch.full((len(rows), width), pad, dtype=torch.long)
         mask = torch.zeros((len(rows), width), dtype=torch.long)
@@ -290,24 +340,27 @@ class FastLoglikelihoodHFLM(scored_tokens_hflm()):
             inputs[i, : len(row) - 1] = torch.tensor(row[:-1])
             mask[i, : len(row) - 1] = 1
         if self._logits_of is None:
-            kept, logits_of, chunk_size = self._kept_logits(inputs, mask, keep), (lambda logits: logits), None
+            kept, logits_of = self._kept_logits(inputs, mask, keep), (lambda logits: logits)
         else:
             kept, logits_of = self._kept_hidden_states(inputs, mask, keep), self._logits_of
-            chunk_size = max(1, HEAD_CHUNK_LOGITS // self.model.config.get_text_config().vocab_size)
-        answers = []
-        for i, (row, count) in enumerate(zip(rows, scored)):
-            start = keep - (width - (len(row) - 1 - count))
-            target = torch.tensor(row[-count:], device=kept.device)
-            answers.append(target_scores(logits_of, kept[i, start: start + count], target, chunk_size or count))
-        return answers
+        positions, targets, counts = [], [], []
+        for i, (row, row_windows) in enumerate(zip(rows, windows)):
+            for end, count in row_windows:
+                start = keep - (width - (end - 1 - count))
+                positions.append(kept[i, start: start + count])
+                targets.extend(row[end - count: end])
+                counts.append(count)
+        chunk = max(1, HEAD_CHUNK_LOGITS // self.model.config.get_text_config().vocab_size)
+        answers = iter(target_scores(logits_of, torch.cat(positions), torch.tensor(targets, device=kept.device),
+                                     counts, chunk))
+        return [[next(answers) for _ in row_windows] for row_windows in windows]
 
     def _forward(self, inputs, mask, keep: int):
         """The model's logits at the last `keep` positions. The rows are padded on the right, so
         a causal model's scored positions never see the padding: a known architecture (causal
         decoders all) is given no padding mask, and transformers then builds none per row (for
         16,000 tokens a row's `n x n` masks and their float copies are gigabytes)."""
-        causal = self._logits_of is not None and not getattr(self.model.config, "use_bidirectional_attention", False)
-        return self.model(inputs.to(self.device), attention_mask=None if causal else mask.to(self.device),
+        return self.model(inputs.to(self.device), attention_mask=None if self._is_causal() else mask.to(self.device),
                           logits_to_keep=keep, use_cache=False).logits
 
     def _kept_hidden_states(self, inputs, mask, keep: int) -> torch.Tensor:

@@ -105,3 +105,31 @@ def test_the_suite_puts_the_leaderboard_folder_alone_on_stdout_and_leaves_no_loc
     assert made in (out / "summary.md").read_text()
     page = (out / "index.html").read_text()
     assert "Made by <code>copy-tasks suite --preset quick --models ngram_copier</code>" in page
+
+
+def test_the_reference_models_run_at_once_and_a_pretrained_model_alone(tmp_path, monkeypatch):
+    """Issue 41 (the main job under 3 minutes): the reference models' runs (15 s and 26 s, one
+    core each) ran one after the other after Gemma's. Each faked run waits, up to 10 s, for a
+    second run to be under way at the same time."""
+    import threading
+
+    from leaderboard_fixtures import GOOD, write_results
+
+    from copy_tasks.experiments import suite
+    from copy_tasks.report import build
+
+    meeting, met = threading.Barrier(2, timeout=10), []
+
+    def meet_another_run(run, cwd, log=None, progress=None):
+        try:
+            meeting.wait()
+            met.append(run.backend)
+        except threading.BrokenBarrierError:
+            meeting.reset()
+        write_results(run.output / run.backend, run.backend, GOOD, backend=run.backend)
+
+    monkeypatch.setattr(suite, "launch", meet_another_run)
+    monkeypatch.setattr(build, "all_plots", lambda rows: {})
+    suite.main(["--models", "ngram_copier,bounded_state", "--out", str(tmp_path / "out")])
+    assert sorted(met) == ["bounded_state", "ngram_copier"]
+    assert suite.concurrent_steps(plan("quick")) == [[1], [2, 3]]  # Gemma's run alone

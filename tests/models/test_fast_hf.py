@@ -61,7 +61,7 @@ def test_a_batch_of_long_rows_runs_in_passes_of_at_most_forward_tokens(tiny_mode
     fast = FastLoglikelihoodHFLM(pretrained=path, device="cpu", batch_size=4)
     monkeypatch.setattr(fast_hf, "FORWARD_TOKENS", 100, raising=False)
     calls = forward_inputs(fast, monkeypatch)
-    cases = mixed_lengths(fast) * 2  # inputs of 83, 25, 83 and 25 tokens: one batch, longest first
+    cases = mixed_lengths(fast) + mixed_lengths(fast, " c")  # inputs of 83, 25, 83 and 25 tokens: one batch
     got = fast.loglikelihood(cases)
     assert calls == [(1, 83), (1, 83), (2, 25)]
     expected = HFLM(pretrained=path, device="cpu", batch_size=1).loglikelihood(cases)
@@ -132,12 +132,12 @@ def head_inputs(fast, monkeypatch, chunk_positions: int) -> list[tuple[int, ...]
     return shapes
 
 
-def mixed_lengths(fast):
+def mixed_lengths(fast, filler: str = " a"):
     """Two requests of 84 and 26 tokens scoring 4 and 10 (the tiny tokenizer has no merges: " a"
-    is two tokens)."""
-    cases = [Instance(request_type="loglikelihood", doc={}, arguments=(" a" * 8, " b" * 5), idx=0),
-             Instance(request_type="loglikelihood", doc={}, arguments=(" a" * 40, " b" * 2), idx=0)]
-    assert [len(fast.tok_encode(text)) for text in (" a" * 8, " b" * 5, " a" * 40, " b" * 2)] == [16, 10, 80, 4]
+    is two tokens), their prompts made of `filler`."""
+    cases = [Instance(request_type="loglikelihood", doc={}, arguments=(filler * 8, " b" * 5), idx=0),
+             Instance(request_type="loglikelihood", doc={}, arguments=(filler * 40, " b" * 2), idx=0)]
+    assert [len(fast.tok_encode(text)) for text in (filler * 8, " b" * 5, filler * 40, " b" * 2)] == [16, 10, 80, 4]
     return cases
 
 
@@ -150,9 +150,9 @@ def test_the_output_layer_sees_only_each_rows_scored_positions(tiny_models, monk
     shapes = head_inputs(fast, monkeypatch, chunk_positions=3)
     cases = mixed_lengths(fast)
     got = fast.loglikelihood(cases)
-    # One batch: the forward's own call gets no position; then the longer row's 4 scored
-    # positions and the shorter row's 10, at most 3 at a time.
-    assert shapes == [(2, 0), (3,), (1,), (3,), (3,), (3,), (1,)]
+    # One batch: the forward's own call gets no position; then the rows' 4 + 10 scored positions
+    # together, at most 3 at a time (the output layer's weights read once a chunk, not once a row).
+    assert shapes == [(2, 0), (3,), (3,), (3,), (3,), (2,)]
     expected = HFLM(pretrained=path, device="cpu", batch_size=1).loglikelihood(cases)
     assert [logprob for logprob, _ in got] == pytest.approx([logprob for logprob, _ in expected], abs=1e-4)
 
@@ -170,6 +170,39 @@ def test_an_architecture_not_known_to_hf_fast_is_scored_from_its_logits(tiny_mod
     assert [logprob for logprob, _ in got] == pytest.approx([logprob for logprob, _ in expected], abs=1e-4)
 
 
+def questions_of_one_doc():
+    """Three requests of one doc whose later questions follow the earlier answers (as `mqar`'s
+    do), and one of another doc: each of the first two begins the third."""
+    return [Instance(request_type="loglikelihood", doc={}, arguments=arguments, idx=0) for arguments in (
+        (" a b c d", " e"), (" a b c d e f", " g"), (" a b c d e f g h", " i"), (" b b", " c"))]
+
+
+@pytest.mark.parametrize("architecture", ["gpt_neox", "mamba"])
+def test_requests_that_begin_another_are_scored_from_its_forward_pass(tiny_models, monkeypatch, architecture):
+    """Issue 41 (the main job under 3 minutes): `mqar_tf` at 16 pairs asks 16 questions a doc,
+    each a prefix of the next, and ran 16 forward passes a doc; a causal model's pass over the
+    last computes every earlier one's logits, with the same scores."""
+    path = str(tiny_models[architecture])
+    fast = FastLoglikelihoodHFLM(pretrained=path, device="cpu", batch_size=4)
+    calls = forward_inputs(fast, monkeypatch)
+    got = fast.loglikelihood(questions_of_one_doc())
+    assert [rows for rows, _ in calls] == [2]  # the third question's row and the other doc's
+    expected = HFLM(pretrained=path, device="cpu", batch_size=1).loglikelihood(questions_of_one_doc())
+    assert [greedy for _, greedy in got] == [greedy for _, greedy in expected]
+    assert [logprob for logprob, _ in got] == pytest.approx([logprob for logprob, _ in expected], abs=1e-4)
+
+
+def test_requests_are_not_shared_where_the_model_is_not_known_causal_or_a_row_is_cut(tiny_models, monkeypatch):
+    fast = FastLoglikelihoodHFLM(pretrained=str(tiny_models["gpt_neox"]), device="cpu", batch_size=4)
+    calls = forward_inputs(fast, monkeypatch)
+    monkeypatch.setattr(fast.model.config, "use_bidirectional_attention", True, raising=False)
+    fast.loglikelihood(questions_of_one_doc())
+    monkeypatch.setattr(fast.model.config, "use_bidirectional_attention", False)
+    monkeypatch.setattr(fast, "_max_length", 14)  # the third question (18 tokens) is cut, the first two not
+    fast.loglikelihood(questions_of_one_doc())
+    assert [rows for rows, _ in calls] == [4, 3]
+
+
 @pytest.mark.parametrize(("rows_that_fit", "batches"), [(3, [3, 1]), (0, [1, 1, 1, 1])])
 def test_batch_size_auto_is_what_the_free_memory_holds_of_the_longest_request(tiny_models, monkeypatch,
                                                                               rows_that_fit, batches):
@@ -184,10 +217,11 @@ def test_batch_size_auto_is_what_the_free_memory_holds_of_the_longest_request(ti
     forward = fast.model.forward
     monkeypatch.setattr(fast.model, "forward", lambda *args, **kwargs: calls.append(args[0].shape[0]) or forward(
         *args, **kwargs))
-    cases = mixed_lengths(fast) * 2  # 4 requests
+    cases = mixed_lengths(fast) + mixed_lengths(fast, " c")  # 4 requests
     got = fast.loglikelihood(cases)
     assert calls == batches and fast.batch_sizes == {0: batches[0]}
-    assert [logprob for logprob, _ in got[:2]] == pytest.approx([logprob for logprob, _ in got[2:]], abs=1e-5)
+    expected = HFLM(pretrained=str(tiny_models["gpt_neox"]), device="cpu", batch_size=1).loglikelihood(cases)
+    assert [logprob for logprob, _ in got] == pytest.approx([logprob for logprob, _ in expected], abs=1e-4)
 
 
 def test_batch_size_auto_of_generation_is_sized_from_prompt_and_budget(tiny_models, monkeypatch):
