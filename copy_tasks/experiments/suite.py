@@ -315,7 +315,7 @@ def main(argv: list[str] | None = None) -> None:
 
     parser = argparse.ArgumentParser(prog="copy-tasks suite", description=__doc__.split("\n\n")[0])
     parser.add_argument("--preset", choices=sorted(PRESETS), default="quick",
-                        help="quick: the README's main job (Gemma 3 270M at 4 docs a length, about 3.5 minutes on "
+                        help="quick: the README's main job (Gemma 3 270M at 4 docs a length, about 2.5 minutes on "
                              "2 CPU cores); published: the published leaderboard (two pretrained models at 25 docs a "
                              "length, one also under its chat template: hours on CPU); smoke: every model on "
                              "each family's two shortest lengths, 2 docs, to check that everything runs")
