@@ -130,6 +130,18 @@ def test_batch_size_auto_on_hf_is_refused_in_one_line_before_the_model_loads(tmp
     assert "--batch_size 8" in error[-1] and "Traceback" not in result.stderr and "no/such/model" not in error[-1]
 
 
+@pytest.mark.parametrize("model", ["ngram_copier", "bounded_state"])
+def test_a_chat_template_on_a_reference_model_is_refused_in_one_line(tmp_path, model):
+    """Left open by issue 44: `--apply_chat_template` on a reference model ended in lm-eval's
+    traceback (it asked the model for `tokenizer_name`)."""
+    result = run_command(["copy-tasks", "run", "--model", model, "--tasks", "random_copy_10", "--apply_chat_template",
+                          "--output_path", str(tmp_path)], cwd=tmp_path)
+    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr[-2000:]
+    assert result.stderr.strip().splitlines()[-1] == (
+        f"copy-tasks: error: --apply_chat_template: {model} is a reference model and has no chat template (it reads "
+        "the plain prompt); run it without --apply_chat_template")
+
+
 @pytest.mark.parametrize("batch_size", ["auto", "auto:4"])
 def test_batch_size_auto_on_hf_fast_passes_the_checks(batch_size):
     """Issue 41 finding 6: hf_fast sizes auto from the run's requests (tests/models/test_fast_hf.py)."""

@@ -7,7 +7,8 @@ through `check_or_exit` first (see `copy_tasks.harness.registration`): it checks
 the merged `--model_args` and `--metadata` and reads the data sources of the families the run
 asks for (C4 or local text, SQuAD), including that a text source has passages long enough for
 the requested lengths (`copy_tasks.probes.run_checks`), warns of `--metadata` keys no task of
-the run reads, and refuses `--batch_size auto` on lm-eval's `hf` backend (below) and task
+the run reads, and refuses `--batch_size auto` on lm-eval's `hf` backend (below), a chat
+template on a reference model (`check_chat_template`) and task
 names lm-eval cannot find as written (`--tasks "a, b"`: lm-eval 0.4.13 looks up " b", spaces
 included). A `UserError` becomes one line on stderr and exit status 2.
 """
@@ -19,6 +20,7 @@ import sys
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from copy_tasks.models import REFERENCE_MODELS
 from copy_tasks.probes.options import UserError
 from copy_tasks.probes.run_checks import check_options_and_sources, requested, task_names, unused_metadata_keys
 
@@ -49,6 +51,21 @@ def check_batch_size(model: str | None, batch_size: Any) -> None:
                         "auto from the run's requests")
 
 
+def check_chat_template(model: str | None, chat_template: Any) -> None:
+    """Refuse `--apply_chat_template` on a reference model: it reads plain prompts and has no chat
+    template (lm-eval would stop in a traceback, asking it for its tokenizer's name).
+
+    >>> check_chat_template("ngram_copier", False), check_chat_template("hf", True)
+    (None, None)
+    >>> check_chat_template("bounded_state", True)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    copy_tasks.probes.options.UserError: --apply_chat_template: bounded_state is a reference model ...
+    """
+    if chat_template and model in REFERENCE_MODELS:
+        raise UserError(f"--apply_chat_template: {model} is a reference model and has no chat template (it reads "
+                        "the plain prompt); run it without --apply_chat_template")
+
+
 def check_task_names(tasks: Iterable[str] | str) -> None:
     """Refuse a name of `--tasks` with spaces around it, or an empty one (`a,,b`, `a,`): lm-eval
     splits `--tasks` at its commas and looks each piece up as written, so it would find no task
@@ -68,13 +85,14 @@ def check_task_names(tasks: Iterable[str] | str) -> None:
 
 
 def check_run(metadata: Mapping[str, Any], tasks: Iterable[str] | str, model: str | None = None,
-              batch_size: Any = None, model_args: Mapping[str, Any] | None = None) -> None:
+              batch_size: Any = None, model_args: Mapping[str, Any] | None = None, chat_template: Any = False) -> None:
     """Raise UserError for a task name lm-eval cannot find as written (`check_task_names`), a
-    bad or unknown `copy_tasks_*` key, a data source that a requested task cannot read or that
-    is too short for its lengths, or `--batch_size auto` on a backend that sizes it at the
-    model's full context (when the run asks for any of our tasks); warn, once each, of
-    `--metadata` keys no task of the run reads."""
+    chat template on a reference model (`check_chat_template`), a bad or unknown `copy_tasks_*`
+    key, a data source that a requested task cannot read or that is too short for its lengths,
+    or `--batch_size auto` on a backend that sizes it at the model's full context (when the run
+    asks for any of our tasks); warn, once each, of `--metadata` keys no task of the run reads."""
     check_task_names(tasks)
+    check_chat_template(model, chat_template)
     if requested(task_names(tasks)):
         check_batch_size(model, batch_size)
     check_options_and_sources(metadata, tasks)
@@ -84,9 +102,10 @@ def check_run(metadata: Mapping[str, Any], tasks: Iterable[str] | str, model: st
 
 
 def check_or_exit(metadata: Mapping[str, Any], tasks: Iterable[str] | str, model: str | None = None,
-                  batch_size: Any = None, model_args: Mapping[str, Any] | None = None) -> None:
+                  batch_size: Any = None, model_args: Mapping[str, Any] | None = None, chat_template: Any = False
+                  ) -> None:
     try:
-        check_run(metadata, tasks or [], model, batch_size, model_args)
+        check_run(metadata, tasks or [], model, batch_size, model_args, chat_template)
     except UserError as error:
         print(f"copy-tasks: error: {error}", file=sys.stderr)
         raise SystemExit(2) from None
