@@ -74,18 +74,35 @@ class NameRule:
         return f"{self.pattern}={self.label}"
 
 
+def _first_equals_outside_parentheses(text: str) -> int:
+    """The index of the first `=` outside parentheses, else of the first `=` (-1: none)."""
+    depth = 0
+    for index, char in enumerate(text):
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            depth = max(0, depth - 1)
+        elif char == "=" and depth == 0:
+            return index
+    return text.find("=")
+
+
 def name_rule(text: str) -> NameRule:
-    """Parse `PATTERN=LABEL` (split at the first `=`); a ValueError names what is wrong.
+    """Parse `PATTERN=LABEL`, split at the first `=` outside parentheses (a reference model's id
+    holds its arguments); a ValueError names what is wrong.
 
     >>> name_rule("smollm2-135m=SmolLM2 135M")
     NameRule(pattern='smollm2-135m', label='SmolLM2 135M')
+    >>> name_rule("bounded_state(bits=64)=Bounded state, 64 bits")
+    NameRule(pattern='bounded_state(bits=64)', label='Bounded state, 64 bits')
     >>> name_rule("smollm2")
     Traceback (most recent call last):
     ...
     ValueError: --name 'smollm2': give PATTERN=LABEL (e.g. 'gemma-3-270m=Gemma 3 270M')
     """
-    pattern, equals, label = text.partition("=")
-    if not equals:
+    split = _first_equals_outside_parentheses(text)
+    pattern, label = text[:max(split, 0)], text[split + 1:]
+    if split < 0:
         raise ValueError(f"--name {text!r}: give PATTERN=LABEL (e.g. 'gemma-3-270m=Gemma 3 270M')")
     if not pattern.strip() or not label.strip():
         raise ValueError(f"--name {text!r}: both the pattern and the label must be non-empty")
