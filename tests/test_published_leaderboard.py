@@ -258,7 +258,8 @@ def test_the_fixed_state_models_record_the_state_size_their_configs_give():
     expected = {recipe_name: {architecture: state_bits(build_model(architecture, recipe, char_tokenizer(), 0))
                               for architecture in ("mamba2", "lstm")}
                 for recipe_name, recipe in (("present", RECIPES["full"]), ("earlier", earlier_recipe))}
-    assert expected == {"present": {"mamba2": 7_770_112, "lstm": 56_320}, "earlier": {"mamba2": 7_770_112, "lstm": 98_304}}
+    assert expected == {"present": {"mamba2": 7_770_112, "lstm": 56_320},
+                        "earlier": {"mamba2": 7_770_112, "lstm": 98_304}}
     for row in published_rows():
         trained = re.fullmatch(r"trained-([a-z_]+)-(.+)-s\d", row["model"])
         if trained and trained.group(2) in ("mamba2", "lstm"):

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from copy_tasks.experiments.lm_eval_runner import LmEvalFailed, LmEvalRun, launch, link_models
-from copy_tasks.models import REFERENCE_MODELS
+from copy_tasks.harness.model_info import REFERENCE_MODELS
 from copy_tasks.probes.families import FAMILIES
 from copy_tasks.probes.family import GENERATION, TEACHER_FORCED, VARIANTS, Family
 from copy_tasks.probes.options import DOCS, UserError, one_line_errors

@@ -20,7 +20,7 @@ import sys
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from copy_tasks.models import REFERENCE_MODELS
+from copy_tasks.harness.model_info import REFERENCE_MODELS
 from copy_tasks.probes.options import UserError
 from copy_tasks.probes.run_checks import check_options_and_sources, requested, task_names, unused_metadata_keys
 

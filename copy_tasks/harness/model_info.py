@@ -14,6 +14,8 @@ from copy_tasks.harness.model_types import MODEL_TYPES
 
 PREPARED_MARKER = "copy_tasks_model.json"  # written by `copy_tasks.experiments.real_models.prepare`
 ANALYTIC_MARKER = "copy_tasks_analytic"  # class attribute of our reference and scripted models
+# The reference models' names in lm-eval's model registry (their classes: `copy_tasks.models.BACKENDS`).
+REFERENCE_MODELS = ("ngram_copier", "bounded_state")
 # class attribute of a model of ours whose answers change with its version (`bounded_state`'s readers)
 VERSION_MARKER = "copy_tasks_model_version"
 

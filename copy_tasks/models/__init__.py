@@ -7,8 +7,6 @@ train` builds that transformers lacks (`hard_alibi`, `lstm_lm`, entered into its
 by `trained_architectures`). Preparing models, training them and plotting are in
 `copy_tasks.experiments` and `copy_tasks.report`."""
 
-REFERENCE_MODELS = ("ngram_copier", "bounded_state")  # their names in lm-eval's model registry
-
 # Our lm-eval backends, by registry name: where each class is, imported when a run asks for it.
 BACKENDS = {
     "hf_fast": "copy_tasks.models.fast_hf:FastLoglikelihoodHFLM",

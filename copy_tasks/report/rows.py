@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from copy_tasks.harness.lm_eval_internals import NO_FILTER, parse_results_key, results_key
+from copy_tasks.harness.model_info import REFERENCE_MODELS
 from copy_tasks.harness.model_types import SSM, TRANSFORMER, architecture_of
-from copy_tasks.models import REFERENCE_MODELS
 from copy_tasks.probes.families import FAMILIES, parse_task_name
 from copy_tasks.probes.options import SEED, Recorded
 from copy_tasks.report.display_names import default_name

@@ -197,10 +197,12 @@ def test_requests_are_not_shared_where_the_model_is_not_known_causal_or_a_row_is
     calls = forward_inputs(fast, monkeypatch)
     monkeypatch.setattr(fast.model.config, "use_bidirectional_attention", True, raising=False)
     fast.loglikelihood(questions_of_one_doc())
-    monkeypatch.setattr(fast.model.config, "use_bidirectional_attention", False)
-    monkeypatch.setattr(fast, "_max_length", 14)  # the third question (18 tokens) is cut, the first two not
-    fast.loglikelihood(questions_of_one_doc())
-    assert [rows for rows, _ in calls] == [4, 3]
+    assert [rows for rows, _ in calls] == [4]
+    # A context of 14 tokens: the third question (18 tokens) is cut, the first two are not.
+    short = FastLoglikelihoodHFLM(pretrained=str(tiny_models["gpt_neox"]), device="cpu", batch_size=4, max_length=14)
+    calls = forward_inputs(short, monkeypatch)
+    short.loglikelihood(questions_of_one_doc())
+    assert [rows for rows, _ in calls] == [3]
 
 
 @pytest.mark.parametrize(("rows_that_fit", "batches"), [(3, [3, 1]), (0, [1, 1, 1, 1])])

@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 from lm_eval.api.registry import get_model, model_registry
 
-from copy_tasks.models import BACKENDS, REFERENCE_MODELS, register_backends
+from copy_tasks.harness.model_info import REFERENCE_MODELS
+from copy_tasks.models import BACKENDS, register_backends
 from copy_tasks.models.reference_lm import ReferenceLM
 
 
