@@ -11,8 +11,12 @@ same (log-probability, is_greedy) pairs. Generation is lm-eval's.
 Where the model's architecture is one whose logits are known to be its output layer applied to
 the final hidden states, followed at most by a soft cap (`LOGITS_FROM_HEAD`: read in
 transformers' modeling code and ours), the model's forward runs up to its output layer, and
-the output layer is applied to each row's own scored positions only, a few hundred positions
-at a time: a batch mixing short and long rows keeps no logits for positions it does not score.
+the output layer is applied to each row's own scored positions only, those of the batch's rows
+together, a few hundred positions at a time: a batch mixing short and long rows keeps no logits
+for positions it does not score, and the layer's weights are read once a chunk, not once a row.
+A request whose tokens begin another request's (the questions of one `mqar` doc, each a prefix
+of the next) is scored from that request's forward pass where the model is causal and neither
+is cut (`shared_rows`): one pass a doc, not one a question.
 Any other model is asked for the last positions of the batch (transformers' `logits_to_keep`,
 as many as its row with the most positions to score needs); a model that ignores
 `logits_to_keep` and returns every position is read at the positions kept (with a warning: it
