@@ -11,14 +11,17 @@ from copy_tasks.harness import lm_eval_internals as internals
 from copy_tasks.models import fast_hf
 from copy_tasks.models.banded_attention import BANDED_SDPA
 from copy_tasks.models.fast_hf import FastLoglikelihoodHFLM
+from copy_tasks.probes.families import FAMILIES
 from copy_tasks.probes.task_docs import generate_docs
 
 
 def requests():
     # Lengths of 100 to 2,700 tokens: the 200-entry books exceed the tiny models' 2048 tokens, so
-    # left truncation must match too, and batches mix very different lengths.
+    # left truncation must match too, and batches mix very different lengths; an `mqar` doc's
+    # 8 questions, each a prefix of the next, are scored from one forward pass.
     docs = (generate_docs("random_copy", 50, 1, 3) + generate_docs("phonebook_copy", 200, 1, 2)
-            + generate_docs("lookup_suffix", 20, 1, 2) + generate_docs("dup_ngram_copy", 3, 1, 2))
+            + generate_docs("lookup_suffix", 20, 1, 2) + generate_docs("dup_ngram_copy", 3, 1, 2)
+            + tuple(FAMILIES["mqar"].request_docs(generate_docs("mqar", 8, 1, 1)[0])))
     return [Instance(request_type="loglikelihood", doc=d, arguments=(d["prompt"], d["continuation"]), idx=0)
             for d in docs]
 
@@ -50,7 +53,7 @@ def test_a_batch_within_forward_tokens_is_one_forward_pass(tiny_models, monkeypa
     fast = FastLoglikelihoodHFLM(pretrained=str(tiny_models["gpt_neox"]), device="cpu", batch_size=4)
     calls = forward_inputs(fast, monkeypatch)
     fast.loglikelihood(requests())
-    assert [rows for rows, _ in calls] == [4, 4, 1]  # 9 requests, at most 4 x 2,047 inputs a pass
+    assert [rows for rows, _ in calls] == [4, 4, 2]  # 17 requests, 10 rows (an mqar doc's 8 questions, one)
 
 
 def test_a_batch_of_long_rows_runs_in_passes_of_at_most_forward_tokens(tiny_models, monkeypatch):
