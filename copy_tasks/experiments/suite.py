@@ -299,6 +299,9 @@ def run_suite(preset_name: str, out: Path, labels: tuple[str, ...] | None = None
               + ("" if log is None else f" (lm-eval's output: {log.relative_to(out)})"), file=sys.stderr, flush=True)
 
     for steps in concurrent_steps(runs, verbose):
+        if len(steps) == 1:  # in this thread: an interrupt ends its lm-eval child (`launch`)
+            run_step(steps[0], runs[steps[0] - 1])
+            continue
         with ThreadPoolExecutor(max_workers=len(steps)) as pool:
             for finished in [pool.submit(run_step, step, runs[step - 1]) for step in steps]:
                 finished.result()

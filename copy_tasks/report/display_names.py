@@ -101,9 +101,9 @@ def name_rule(text: str) -> NameRule:
     ValueError: --name 'smollm2': give PATTERN=LABEL (e.g. 'gemma-3-270m=Gemma 3 270M')
     """
     split = _first_equals_outside_parentheses(text)
-    pattern, label = text[:max(split, 0)], text[split + 1:]
     if split < 0:
         raise ValueError(f"--name {text!r}: give PATTERN=LABEL (e.g. 'gemma-3-270m=Gemma 3 270M')")
+    pattern, label = text[:split], text[split + 1:]
     if not pattern.strip() or not label.strip():
         raise ValueError(f"--name {text!r}: both the pattern and the label must be non-empty")
     if any(char in label for char in "\r\n\t"):
