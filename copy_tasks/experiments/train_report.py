@@ -296,8 +296,9 @@ class Report:
     def mqar_goal_lines(self, goal: int) -> list[str]:
         """Query accuracy at the goal's pairs by architecture and width (mean of the seeds, range),
         and whether the goal holds: attention at >= THRESHOLD at the smallest width, each
-        fixed-state model below attention at every width scored (the best attention model there)
-        and rising with width."""
+        fixed-state model below attention by more than NOISE at every width scored (the best
+        attention model there: within the noise of an attention model that learned nothing is not
+        below it) and rising with width."""
         widths = [width or self.recipe.hidden for width in self.widths]
         lines = [f"At {goal} pairs, query accuracy, mean of the seeds (range). The goal: attention at >= "
                  f"{THRESHOLD} at the smallest width; the fixed-state models below it and rising with width.", "",
@@ -313,7 +314,7 @@ class Report:
             elif not (known := [value for value in means if value is not None]):
                 verdict = "not scored"
             else:
-                below = all(value is None or (best is not None and value < best)
+                below = all(value is None or (best is not None and value <= best - NOISE)
                             for value, best in zip(means, attention_best))
                 rising = len(known) > 1 and all(b >= a - NOISE for a, b in zip(known, known[1:])) \
                     and known[-1] - known[0] >= NOISE
