@@ -27,7 +27,10 @@ TRAINED_ARCHITECTURES = {"transformer-nope": "transformer (NoPE)", "transformer-
                          "transformer-alibi": "transformer (ALiBi)",
                          "transformer-hard-alibi": "transformer (Hard-ALiBi)", "mamba2": "ssm", "lstm": "rnn"}
 TRAINED_FAMILIES = {"copy": {"random_copy", "dup_ngram_copy"}, "lookup_prefix": {"lookup_prefix"},
-                    "lookup_suffix": {"lookup_suffix"}, "mqar": {"mqar"}}  # mqar: `--tasks mqar`, Zoology's format
+                    "lookup_suffix": {"lookup_suffix"}}
+# `copy-tasks train --recipe mqar`: Zoology's MQAR in its format, three architectures at two widths, seeds 0 and 1
+MQAR_GRID = [f"trained-mqar-{architecture}-w{width}-s{seed}" for architecture in ("transformer-rope", "mamba2", "lstm")
+             for width in (32, 64) for seed in (0, 1)]
 IMAGE = re.compile(r'<img alt="([^"]*)" src="data:image/png;base64,([^"]*)"')
 
 
@@ -126,8 +129,11 @@ def test_the_trained_models_are_there_with_their_architecture_and_50_docs():
                 assert {row["family"] for row in mine} == families and {row["variant"] for row in mine} == {
                     "teacher_forced"}
     assert any(row["model"] == "ngram_copier(n=5)" for row in rows)
-    mqar = {row["flags"] for row in rows if row["model"].startswith("trained-mqar-")}
-    assert mqar == {"copy_tasks_mqar_format=zoology"}, mqar  # scored in the format they were trained on
+    mqar = [row for row in rows if row["model"].startswith("trained-mqar-")]
+    assert sorted({row["model"] for row in mqar}) == sorted(MQAR_GRID)  # the earlier recipe's rows are gone
+    assert {row["family"] for row in mqar} == {"mqar"} and {row["variant"] for row in mqar} == {"teacher_forced"}
+    assert all(int(row["n"]) >= 50 for row in mqar)
+    assert {row["flags"] for row in mqar} == {"copy_tasks_mqar_format=zoology"}  # the format they were trained in
 
 
 def test_every_generation_task_of_every_pretrained_model_has_the_authors_rule():
@@ -245,26 +251,23 @@ def test_the_pretrained_models_ran_mqar_and_the_passkey_on_25_docs_with_queries_
 
 
 def test_the_fixed_state_models_record_the_state_size_their_configs_give():
-    from dataclasses import replace
-
     from copy_tasks.experiments.architectures import build_model, state_bits
     from copy_tasks.experiments.recipes import RECIPES
     from copy_tasks.experiments.training_data import char_tokenizer
 
-    # The paper's tasks' models are the present recipe `full`'s (its LSTM 2 x 440); the `mqar` models
-    # came from recipe `full` as it stood on 2026-12-03 (8 heads, 4 of them windowed, and an LSTM of
-    # 6 layers of 256: docs/training.md).
-    earlier_recipe = replace(RECIPES["full"], attention_heads=8, masked_heads=4, lstm_layers=6, lstm_hidden=None)
-    expected = {recipe_name: {architecture: state_bits(build_model(architecture, recipe, char_tokenizer(), 0))
-                              for architecture in ("mamba2", "lstm")}
-                for recipe_name, recipe in (("present", RECIPES["full"]), ("earlier", earlier_recipe))}
-    assert expected == {"present": {"mamba2": 7_770_112, "lstm": 56_320},
-                        "earlier": {"mamba2": 7_770_112, "lstm": 98_304}}
+    # The paper's tasks' models are recipe `full`'s (its LSTM 2 x 440), the `mqar` grid's recipe `mqar`'s
+    # (2 layers at each width: docs/training.md).
+    built = {"paper": (RECIPES["full"], None), "mqar-w32": (RECIPES["mqar"], 32), "mqar-w64": (RECIPES["mqar"], 64)}
+    expected = {(models, architecture): state_bits(build_model(architecture, recipe, char_tokenizer(), 0, width))
+                for models, (recipe, width) in built.items() for architecture in ("mamba2", "lstm")}
+    assert expected == {("paper", "mamba2"): 7_770_112, ("paper", "lstm"): 56_320,
+                        ("mqar-w32", "mamba2"): 299_008, ("mqar-w32", "lstm"): 4_096,
+                        ("mqar-w64", "mamba2"): 573_440, ("mqar-w64", "lstm"): 8_192}
     for row in published_rows():
-        trained = re.fullmatch(r"trained-([a-z_]+)-(.+)-s\d", row["model"])
-        if trained and trained.group(2) in ("mamba2", "lstm"):
-            recipe_name = "earlier" if trained.group(1) == "mqar" else "present"
-            assert row["state_bits"] == str(expected[recipe_name][trained.group(2)]), row["model"]
+        trained = re.fullmatch(r"trained-([a-z_]+)-(mamba2|lstm)(-w\d+)?-s\d", row["model"])
+        if trained:
+            models = "mqar" + trained.group(3) if trained.group(1) == "mqar" else "paper"
+            assert row["state_bits"] == str(expected[models, trained.group(2)]), row["model"]
         elif row["model"].startswith("bounded_state"):
             budget = re.fullmatch(r"bounded_state(?:\(bits=(\d+)\))?", row["model"]).group(1) or "256"
             assert row["state_bits"] == budget, row["model"]
