@@ -101,7 +101,7 @@ RECIPES = {
                    hidden=256, transformer_layers=4, mamba_layers=7, **PAPER_HEADS, **PAPER_LSTM),
     # Zoology's MQAR grid on 2 CPU cores: attention, Mamba-2 and the LSTM, 2 layers at widths 32 and 64, every key
     # asked; a curriculum of 2 to 8 pairs first (from flat: the first steps sat at 1 / pairs). Sized to the 2 cores
-    # (about 4 core-hours): width 128 took 2 s a step for attention and 3 s for Mamba-2 on a shared machine.
+    # (1.5 core-hours of training, measured; width 128 took 2 s a step for attention and 3 s for Mamba-2).
     "mqar": Recipe(phases={"mqar": Phases(2000, 0, easy_steps=600, easy_lengths=(2, 8))}, batch_size=32,
                    packed_rows=1, context=512, copy_lengths=(5, 20), lookup_lengths=(8, 30), seeds=(0, 1),
                    checkpoint_steps=(), learning_rate=1e-3, warmup_steps=100, hidden=64, transformer_layers=2,
