@@ -64,7 +64,8 @@ def mqar_report(at_64: dict, widths: tuple[int, ...]) -> Report:
 
 
 def goal_lines(markdown: str) -> list[str]:
-    return [line for line in markdown.splitlines() if line.startswith("| ") and ("reached |" in line or "rising" in line)]
+    return [line for line in markdown.splitlines()
+            if line.startswith("| ") and ("reached |" in line or "rising" in line)]
 
 
 def test_a_run_of_mqar_alone_reports_query_accuracy_by_pairs_widths_and_state_hand_worked():
@@ -79,9 +80,10 @@ def test_a_run_of_mqar_alone_reports_query_accuracy_by_pairs_widths_and_state_ha
     assert "| lstm | rnn | 128 | 1 | 16,384 | 1.00 | 1.00 | 1.00 | 0.75 | 0.38 | 0.00 | 0.00 | 0.00 | 200 |" in markdown
     assert "| transformer-rope | transformer (RoPE) | 32 | 0 | - | 1.00 | 1.00 | 1.00 | 1.00 | 0.50 | 0.00 | 1.00 | " \
            "0.00 | 300 |" in markdown
-    assert goal_lines(markdown) == ["| transformer-rope | 0.90 (0.80-1.00) | 1.00 (1.00-1.00) | 1.00 (1.00-1.00) | >= 0.9 at width 32: "
-                    "reached |", "| lstm | 0.12 (0.00-0.25) | 0.25 (0.25-0.25) | 0.62 (0.50-0.75) | below attention: "
-                    "yes; rising with width: yes |"]
+    assert goal_lines(markdown) == [
+        "| transformer-rope | 0.90 (0.80-1.00) | 1.00 (1.00-1.00) | 1.00 (1.00-1.00) | >= 0.9 at width 32: reached |",
+        "| lstm | 0.12 (0.00-0.25) | 0.25 (0.25-0.25) | 0.62 (0.50-0.75) | below attention: yes; rising with width: "
+        "yes |"]
     assert report.figures["lstm"]["mqar_at_goal"] == [0.125, 0.25, 0.625]
     assert report.state_bits("lstm", 64) == 8_192
     assert report.state_bits("transformer-rope", 32) == 2 * 2 * 32 * (2 * 64 + 2 * 8 - 1) * 32  # its cache at 64 pairs
