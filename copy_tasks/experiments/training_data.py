@@ -3,7 +3,8 @@ drawn by the family and in the format its declaration names (`copy_tasks.experim
 the authors' character formats, Zoology's for `mqar`), contexts packed with examples. Strings are
 uniform over a-z, drawn by our own generators in a hash domain of their own (a
 training stream is no evaluation seed's stream; strings of 5 letters can still coincide by
-chance). The loss is on what the model must write and the `.` after it (`encode`). Rows are
+chance). The loss is on what the model must write and, where the task has an end mark
+(`TrainingTask.end_mark`; not `mqar`), the `.` after it (`encode`). Rows are
 single examples (`single_batch`) or `context` tokens packed with examples end to end, the last
 cut where the row ends (unscored), as the authors pack (`packed_batch`).
 
@@ -13,6 +14,9 @@ A character tokenizer (`char_tokenizer`) is saved with every checkpoint, so `lm_
     >>> from copy_tasks.experiments.recipes import RECIPES
     >>> example = training_example(RECIPES["quick"], "copy", seed=0, index=0)
     >>> example.text == example.prompt + example.answer + "." and example.prompt.startswith("$")
+    True
+    >>> mqar = training_example(RECIPES["quick"], "mqar", seed=0, index=0)  # no end mark: the answers alone
+    >>> mqar.text == mqar.prompt + mqar.answer
     True
 """
 
@@ -48,7 +52,7 @@ class Example:
     length: int
     prompt: str
     answer: str  # what the model must write
-    text: str  # prompt, answer and END
+    text: str  # prompt, answer and END where the task has an end mark
     # A doc of several questions (`mqar`): each question's prompt and answer, the last the
     # example's; every answer is scored. Empty: the one question (prompt, answer).
     questions: tuple[tuple[str, str], ...] = ()
@@ -72,7 +76,8 @@ def training_example(recipe: Recipe, task: str, seed: int, index: int, lengths: 
     doc = family.draw_doc(rng, length, **declared.options)
     questions = tuple((question["prompt"], question["continuation"]) for question in family.request_docs(doc))
     prompt, answer = questions[-1]
-    return Example(task, length, prompt, answer, prompt + answer + END, questions if len(questions) > 1 else ())
+    end = END if declared.end_mark else ""
+    return Example(task, length, prompt, answer, prompt + answer + end, questions if len(questions) > 1 else ())
 
 
 def char_tokenizer(symbols: tuple[str, ...] = ()):
@@ -106,7 +111,7 @@ def tokenizer_for(task: str):
 
 def encode(tokenizer, example: Example) -> tuple[list[int], list[int]]:
     """Token ids of the example, and labels: the ids of every answer and of the END after the
-    last, -100 elsewhere (prompts are not scored).
+    last where the example has one (`training_example`), -100 elsewhere (prompts are not scored).
 
     >>> ids, labels = encode(char_tokenizer(), Example("copy", 2, "$ab|", "ab", "$ab|ab."))
     >>> len(ids), sum(label != -100 for label in labels)
@@ -126,7 +131,7 @@ def encode(tokenizer, example: Example) -> tuple[list[int], list[int]]:
     for prompt, answer in example.scored:
         start, end = tokens_before(len(prompt)), tokens_before(len(prompt) + len(answer))
         labels[start:end] = ids[start:end]
-    labels[end:] = ids[end:]  # the END after the last answer
+    labels[end:] = ids[end:]  # the END after the last answer, if any
     return ids, labels
 
 

@@ -13,8 +13,9 @@ report and the command (`train_command`) read the declaration; none branches on 
   (the lookup families in their `paper` format: key 4 letters, answer 4);
 - `mqar`: Zoology's multi-query associative recall (`mqar` in its `zoology` format: K pairs of a
   key symbol and a value symbol, then every key once in random order, each followed by its value,
-  as Zoology's training asks them; the scored tasks ask 8), the loss on every value (as
-  Zoology's); not one of the paper's tasks, the probe architecture papers report.
+  as Zoology's training asks them; the scored tasks ask 8), the loss on every value and nothing
+  else (as Zoology's: no end mark, `end_mark`); not one of the paper's tasks, the probe
+  architecture papers report.
 
 The lookup models start from their seed's copy model (`starts_from`), which a run trains first.
 
@@ -84,6 +85,10 @@ class TrainingTask:
     # The task whose final model of the same architecture, seed and width a model of this task starts
     # from (trained first); None: from scratch. A lookup's answer after its first letter is a copy.
     starts_from: str | None = None
+    # Whether an example ends with END (`.`) and the model is trained to write it after the last
+    # answer. Not for `mqar`: that loss, the one prediction made at a value, kept every attention
+    # model at chance (docs/training.md, "What kept the grid at chance"); Zoology has no end mark.
+    end_mark: bool = True
 
 
 def copy_lengths(recipe: Recipe) -> tuple[int, ...]:
@@ -139,7 +144,7 @@ LOOKUP_PREFIX = _lookup("lookup_prefix")
 LOOKUP_SUFFIX = _lookup("lookup_suffix")
 MQAR = TrainingTask("mqar", "mqar", {"fmt": "zoology", "queries": None}, lambda recipe: recipe.mqar_pairs,
                     lambda recipe: (("mqar", mqar_lengths(recipe)),), "mqar", "training_mqar",
-                    symbols=ZOOLOGY_KEYS + ZOOLOGY_VALUES)
+                    symbols=ZOOLOGY_KEYS + ZOOLOGY_VALUES, end_mark=False)
 
 
 TRAINING_TASKS = {task.name: task for task in (COPY, LOOKUP_PREFIX, LOOKUP_SUFFIX, MQAR)}
