@@ -1,12 +1,15 @@
-"""What a `copy-tasks train` run trains, and with what (`RECIPES`): six architectures
-(`ARCHITECTURES`, built by `copy_tasks.experiments.architectures`): GPT-NeoX with no positions
-(NoPE), with RoPE, Bloom (ALiBi), Hard-ALiBi, Mamba-2 and an LSTM, each trained on each task of
-the recipe (`copy_tasks.experiments.training_tasks`) on its own, from each seed of the recipe, at
-each of its widths, for the steps of its two phases (`Phases`, with an optional curriculum), at
-the recipe's learning rate (see docs/training.md).
+"""What a `copy-tasks train` run trains, and with what (`RECIPES`): the paper's six architectures
+(`PAPER_ARCHITECTURES`, built by `copy_tasks.experiments.architectures`): GPT-NeoX with no
+positions (NoPE), with RoPE, Bloom (ALiBi), Hard-ALiBi, Mamba-2 and an LSTM, and for MQAR
+Zoology's conv-then-attention and Mamba-2 at smaller states (`ARCHITECTURES`: every one), each
+trained on each task of the recipe (`copy_tasks.experiments.training_tasks`) on its own, from
+each seed of the recipe, at each of its widths (`Recipe.widths_of`), for the steps of its two
+phases (`Phases`, with an optional curriculum), at the recipe's learning rate (see
+docs/training.md).
 
 - `full`: the paper's tasks on 2 CPU cores, models of about 3.2 million parameters;
-- `mqar`: Zoology's multi-query associative recall, 2-layer models at widths 32 and 64;
+- `mqar`: Zoology's multi-query associative recall, 2-layer models: attention and the LSTM at
+  widths 32 and 64, Mamba-2 at width 64 with states of 8 to 64;
 - `gpu`: the paper's tasks at the paper's lengths, sized for a few minutes of one GPU;
 - `quick`: tiny models, for tests.
 
@@ -14,14 +17,18 @@ the recipe's learning rate (see docs/training.md).
     (('mqar',), ('copy', 'lookup_prefix', 'lookup_suffix'))
     >>> RECIPES["mqar"].phases["mqar"].lengths_at(0, (4, 64)), RECIPES["mqar"].phases["mqar"].lengths_at(5000, (4, 64))
     ((2, 8), (4, 64))
+    >>> RECIPES["mqar"].widths_of("lstm"), RECIPES["mqar"].widths_of("mamba2-state8"), RECIPES["full"].widths_of("lstm")
+    ((32, 64), (64,), (None,))
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-ARCHITECTURES = ("transformer-nope", "transformer-rope", "transformer-alibi", "transformer-hard-alibi", "mamba2",
-                 "lstm")
+PAPER_ARCHITECTURES = ("transformer-nope", "transformer-rope", "transformer-alibi", "transformer-hard-alibi",
+                       "mamba2", "lstm")
+MAMBA2_STATES = {"mamba2-state8": 8, "mamba2-state16": 16, "mamba2-state32": 32, "mamba2": 64}  # Mamba-2's state_size
+ARCHITECTURES = (*PAPER_ARCHITECTURES, "transformer-conv", *(name for name in MAMBA2_STATES if name != "mamba2"))
 
 
 @dataclass(frozen=True)
@@ -66,7 +73,10 @@ class Recipe:
     lstm_layers: int
     lstm_hidden: int | None = None  # the LSTM's width, where not `hidden` (fewer, wider layers)
     widths: tuple[int, ...] = ()  # a grid: every architecture trained at each width (LSTM too); () `hidden` only
-    architectures: tuple[str, ...] = ARCHITECTURES  # what `--models` trains unless told
+    architecture_widths: dict = field(default_factory=dict, hash=False)  # architecture -> its own widths in a grid
+    architectures: tuple[str, ...] = PAPER_ARCHITECTURES  # what `--models` trains unless told
+    tied_heads: tuple[str, ...] = ()  # architectures whose output head is the token embedding (Zoology's)
+    learning_rates: dict = field(default_factory=dict, hash=False)  # architecture -> its own peak learning rate
     mqar_pairs: tuple[int, int] = (8, 32)  # mqar pair counts drawn uniformly from this range
     weight_decay: float = 0.1
     log_every: int = 25  # steps
@@ -78,9 +88,14 @@ class Recipe:
         paper = ("copy", "lookup_prefix", "lookup_suffix")
         return paper if set(paper) <= set(self.phases) else tuple(self.phases)
 
-    def grid(self) -> tuple[int | None, ...]:
-        """The widths a job is trained at: None (`hidden`, the job named without a width) without a grid."""
-        return self.widths or (None,)
+    def learning_rate_of(self, architecture: str) -> float:
+        """The architecture's peak learning rate: its own (`learning_rates`), else the recipe's."""
+        return self.learning_rates.get(architecture, self.learning_rate)
+
+    def widths_of(self, architecture: str) -> tuple[int | None, ...]:
+        """The widths an architecture is trained at: its own (`architecture_widths`), else the
+        grid's; None (`hidden`, the job named without a width) without a grid."""
+        return self.architecture_widths.get(architecture, self.widths) or (None,)
 
 
 def _paper(copy: Phases, lookup: Phases) -> dict:
@@ -99,15 +114,19 @@ RECIPES = {
                    copy_lengths=(5, 20), lookup_lengths=(8, 30), seeds=(0, 1),
                    checkpoint_steps=(100, 200, 300, 450), learning_rate=1e-3, warmup_steps=100,
                    hidden=256, transformer_layers=4, mamba_layers=7, **PAPER_HEADS, **PAPER_LSTM),
-    # Zoology's MQAR grid on 2 CPU cores: attention, Mamba-2 and the LSTM, 2 layers at widths 32 and 64, every key
-    # asked; a curriculum of 2 to 8 pairs first (from flat: the first steps sat at 1 / pairs). Sized to the 2 cores
-    # (1.5 core-hours of training, measured; width 128 took 2 s a step for attention and 3 s for Mamba-2).
-    "mqar": Recipe(phases={"mqar": Phases(2000, 0, easy_steps=600, easy_lengths=(2, 8))}, batch_size=32,
+    # Zoology's MQAR on 2 CPU cores: recall against state. Attention (RoPE, and Zoology's conv-then-attention) and
+    # the LSTM at widths 32 and 64, Mamba-2 at width 64 with states of 8 to 64; 2 layers, Mamba-2's head tied to
+    # the embedding (Zoology's; conv-then-attention's always is), the loss on the values alone (no end mark). A
+    # curriculum of 2 to 8 pairs first, then 4 to 32; scored to 256. Learning rates from the pilots
+    # (docs/training.md): 3e-3, RoPE 1e-3 (at 3e-3 it stayed on the plateau; tied, at 1e-3 too).
+    "mqar": Recipe(phases={"mqar": Phases(1500, 0, easy_steps=400, easy_lengths=(2, 8))}, batch_size=64,
                    packed_rows=1, context=512, copy_lengths=(5, 20), lookup_lengths=(8, 30), seeds=(0, 1),
-                   checkpoint_steps=(), learning_rate=1e-3, warmup_steps=100, hidden=64, transformer_layers=2,
-                   attention_heads=4, masked_heads=2, mamba_layers=2, lstm_layers=2, widths=(32, 64),
-                   architectures=("transformer-rope", "mamba2", "lstm"), mqar_pairs=(4, 64), log_every=100,
-                   workers=1),
+                   checkpoint_steps=(), learning_rate=3e-3, learning_rates={"transformer-rope": 1e-3},
+                   warmup_steps=50, hidden=64, transformer_layers=2, attention_heads=4, masked_heads=2,
+                   mamba_layers=2, lstm_layers=2, widths=(32, 64),
+                   architecture_widths=dict.fromkeys(MAMBA2_STATES, (64,)),
+                   architectures=("transformer-rope", "transformer-conv", *MAMBA2_STATES, "lstm"), mqar_pairs=(4, 32),
+                   tied_heads=tuple(MAMBA2_STATES), log_every=50, workers=2),
     # One GPU, a few minutes: Hard-ALiBi, Mamba-2 and the LSTM to about a million copy examples (the paper's
     # Fig. 1a puts Mamba's copying there), copies to 50 letters as the paper's; not run on 2 CPU cores.
     "gpu": Recipe(phases=_paper(Phases(300, 1800), Phases(200, 200)), batch_size=64, packed_rows=16, context=2048,

@@ -96,7 +96,8 @@ class Report:
         self.summaries = {(s["task"], s["architecture"], s["seed"], s.get("width")): s for s in summaries}
         self.architectures = tuple(architectures)
         self.seeds = recipe.seeds
-        self.widths = recipe.grid()
+        self.widths = tuple(dict.fromkeys(width for architecture in self.architectures
+                                          for width in recipe.widths_of(architecture)))
         self.figures: dict = {}
 
     def score(self, label: str, task: str) -> float | None:

@@ -7,8 +7,10 @@ stalled in the measurements behind this recipe), then rows of `context` tokens p
 examples; a task with a curriculum draws its first steps' lengths from an easier range. A task
 that starts from another (`TrainingTask.starts_from`: the lookups from the copy model) loads that
 model's final weights, of the same architecture, seed and width, before its first step. AdamW
-with weight decay 0.1, 100 warm-up steps, then linear decay to 0, gradients clipped at 1: the
-authors' optimizer and schedule; the learning rate is the recipe's (see docs/training.md).
+with weight decay 0.1, the recipe's warm-up steps, then linear decay to 0, gradients clipped at
+1: the authors' optimizer and schedule; the learning rate is the recipe's for the architecture
+(see docs/training.md). The loss is the mean cross-entropy of the labelled tokens
+(`answer_loss`), the output layer applied only where a token is labelled.
 Training is deterministic given the seed and torch's thread count (another thread count sums in
 another order).
 """
@@ -26,16 +28,37 @@ from copy_tasks.experiments.training_data import packed_batch, single_batch, tok
 from copy_tasks.experiments.training_tasks import TRAINING_TASKS
 
 
-def learning_rate(recipe: Recipe, step: int, steps: int) -> float:
-    """Linear warm-up over `warmup_steps`, then linear decay to 0 at `steps` (the authors' schedule).
+def learning_rate(recipe: Recipe, step: int, steps: int, architecture: str = "") -> float:
+    """Linear warm-up over `warmup_steps`, then linear decay to 0 at `steps` (the authors' schedule),
+    from the architecture's peak (`Recipe.learning_rate_of`).
 
     >>> from copy_tasks.experiments.recipes import RECIPES
     >>> [round(learning_rate(RECIPES["full"], step, 550), 5) for step in (0, 99, 324, 549)]
     [1e-05, 0.001, 0.0005, 0.0]
     """
+    peak = recipe.learning_rate_of(architecture)
     if step < recipe.warmup_steps:
-        return recipe.learning_rate * (step + 1) / recipe.warmup_steps
-    return recipe.learning_rate * max(0.0, (steps - 1 - step) / max(1, steps - 1 - recipe.warmup_steps))
+        return peak * (step + 1) / recipe.warmup_steps
+    return peak * max(0.0, (steps - 1 - step) / max(1, steps - 1 - recipe.warmup_steps))
+
+
+def answer_loss(model, ids, mask, labels):
+    """The mean cross-entropy of the labelled tokens (transformers' causal-LM loss), the output
+    layer applied only at the positions that predict one (`labels` -100 elsewhere): most
+    positions of a row are its prompt, and at MQAR's vocabulary of 1,149 tokens the output layer
+    over every position was most of a step's time. The model's output embeddings take the hidden
+    states of those positions alone (a hook for the one pass)."""
+    import torch
+
+    predicts = labels[:, 1:] != -100  # position t predicts token t + 1
+    selected = torch.nn.functional.pad(predicts, (0, 1), value=False)
+    hook = model.get_output_embeddings().register_forward_pre_hook(
+        lambda module, inputs: (inputs[0][selected], *inputs[1:]))
+    try:
+        logits = model(input_ids=ids, attention_mask=mask).logits
+    finally:
+        hook.remove()
+    return torch.nn.functional.cross_entropy(logits.float(), labels[:, 1:][predicts])
 
 
 def model_folder(out: Path, task: str, architecture: str, seed: int, width: int | None = None) -> Path:
@@ -92,7 +115,8 @@ def train(architecture: str, task: str, seed: int, recipe: Recipe, out: Path, pr
         starting_weights(model, started_from)
     device = "cuda" if torch.cuda.is_available() else "cpu"
     model.to(device)
-    optimizer = torch.optim.AdamW(model.parameters(), lr=recipe.learning_rate, weight_decay=recipe.weight_decay)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=recipe.learning_rate_of(architecture),
+                                  weight_decay=recipe.weight_decay)
     phases, saves_checkpoints = recipe.phases[task], declared.checkpoints_scored_on is not None
     folder = model_folder(out, task, architecture, seed, width)
     folder.mkdir(parents=True, exist_ok=True)
@@ -110,8 +134,8 @@ def train(architecture: str, task: str, seed: int, recipe: Recipe, out: Path, pr
             else:
                 ids, mask, labels, whole = packed_batch(tokenizer, stream, recipe.packed_rows, recipe.context)
             for group in optimizer.param_groups:
-                group["lr"] = learning_rate(recipe, step, phases.steps)
-            loss = model(input_ids=ids.to(device), attention_mask=mask.to(device), labels=labels.to(device)).loss
+                group["lr"] = learning_rate(recipe, step, phases.steps, architecture)
+            loss = answer_loss(model, ids.to(device), mask.to(device), labels.to(device))
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             optimizer.step()

@@ -112,6 +112,9 @@ def tokenizer_for(task: str):
 def encode(tokenizer, example: Example) -> tuple[list[int], list[int]]:
     """Token ids of the example, and labels: the ids of every answer and of the END after the
     last where the example has one (`training_example`), -100 elsewhere (prompts are not scored).
+    An answer that the text does not write after its prompt (in Zoology's format a query's value
+    is never written; the next query's key follows) is labelled where it would stand: the
+    position after its prompt predicts it.
 
     >>> ids, labels = encode(char_tokenizer(), Example("copy", 2, "$ab|", "ab", "$ab|ab."))
     >>> len(ids), sum(label != -100 for label in labels)
@@ -120,6 +123,9 @@ def encode(tokenizer, example: Example) -> tuple[list[int], list[int]]:
     >>> ids, labels = encode(char_tokenizer(), two)
     >>> [label == token for label, token in zip(labels, ids)]  # a, 1, b, 2, .
     [False, True, False, True, True]
+    >>> zoology = Example("x", 2, "a1b2ba", "1", "a1b2ba1", questions=(("a1b2b", "2"), ("a1b2ba", "1")))
+    >>> [char_tokenizer().decode([label]) if label != -100 else "-" for label in encode(char_tokenizer(), zoology)[1]]
+    ['-', '-', '-', '-', '-', '2', '1']
     """
     encoded = tokenizer(example.text, add_special_tokens=False, return_offsets_mapping=True)
     ids, token_starts = encoded["input_ids"], [start for start, _ in encoded["offset_mapping"]]
@@ -130,7 +136,11 @@ def encode(tokenizer, example: Example) -> tuple[list[int], list[int]]:
     labels = [-100] * len(ids)
     for prompt, answer in example.scored:
         start, end = tokens_before(len(prompt)), tokens_before(len(prompt) + len(answer))
-        labels[start:end] = ids[start:end]
+        if example.text.startswith(prompt + answer):
+            labels[start:end] = ids[start:end]
+        else:  # an answer not written after its prompt (Zoology's queries): its tokens where it would stand
+            answer_ids = tokenizer(answer, add_special_tokens=False)["input_ids"]
+            labels[start:start + len(answer_ids)] = answer_ids
     labels[end:] = ids[end:]  # the END after the last answer, if any
     return ids, labels
 

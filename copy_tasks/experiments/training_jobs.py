@@ -33,7 +33,8 @@ SUMMARY = "summary.json"  # in a model's folder once its training has finished
 
 # Relative CPU cost of a step, measured on 2 cores (one thread): the longest jobs start first.
 STEP_COST = {"transformer-nope": 0.7, "transformer-rope": 0.7, "transformer-alibi": 1.2,
-             "transformer-hard-alibi": 0.65, "mamba2": 1.6, "lstm": 0.45}
+             "transformer-hard-alibi": 0.65, "mamba2": 1.6, "lstm": 0.45, "transformer-conv": 0.4,
+             "mamba2-state8": 1.2, "mamba2-state16": 1.3, "mamba2-state32": 1.4}
 
 
 def jobs(recipe: Recipe, architectures, tasks=PAPER_TASKS) -> list[Job]:
@@ -45,7 +46,7 @@ def jobs(recipe: Recipe, architectures, tasks=PAPER_TASKS) -> list[Job]:
     [('lstm', 64), ('lstm', 64), ('lstm', 32)]
     """
     every = [Job(architecture, task, seed, width) for task in tasks for architecture in architectures
-             for width in recipe.grid() for seed in recipe.seeds]
+             for width in recipe.widths_of(architecture) for seed in recipe.seeds]
     return sorted(every, key=lambda job: -STEP_COST[job.architecture] * (job.width or recipe.hidden)
                   * recipe.phases[job.task].steps)
 

@@ -36,6 +36,7 @@ MODEL_TYPES: dict[str, ModelType] = {
                      "recurrent_gemma", "lfm2", "hymba", "qwen3_next", "minimax"), ModelType(HYBRID)),
     "copy_tasks_lstm": ModelType(RNN),
     "copy_tasks_hard_alibi": ModelType(TRANSFORMER, "Hard-ALiBi"),
+    "copy_tasks_conv_attention": ModelType(TRANSFORMER, "short conv"),
     **dict.fromkeys(("bloom", "mpt"), ModelType(TRANSFORMER, "ALiBi")),
 }
 

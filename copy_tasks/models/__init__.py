@@ -3,7 +3,7 @@ conformance battery's model; `fast_hf` with `banded_attention` and `sliding_cach
 reference models themselves (`ngram_copier`, `bounded_state` with its readers `bounded_number`,
 `bounded_pairs` and `bounded_phonebook`, which `bounded_readers` picks from, and `answers`, how
 they answer requests), and the model types `copy-tasks
-train` builds that transformers lacks (`hard_alibi`, `lstm_lm`, entered into its Auto classes
+train` builds that transformers lacks (`hard_alibi`, `lstm_lm`, `conv_attention`, entered into its Auto classes
 by `trained_architectures`). Preparing models, training them and plotting are in
 `copy_tasks.experiments` and `copy_tasks.report`."""
 

@@ -5,7 +5,8 @@ transformers has no LSTM language model. This one is an embedding, `nn.LSTM` lay
 linear head, as in the paper's synthetic experiments. It keeps no cache: each generation step
 reads the whole sequence again (the recurrence is linear in its length, and the strings are
 short). A row that is padded on the left, as lm-eval pads prompts for generation, is run with
-its padding moved to the right, so a row's outputs do not depend on its padding. Its state is
+its padding moved to the right (`copy_tasks.models.left_padding`), so a row's outputs do not
+depend on its padding. Its state is
 2 x layers x hidden floats (`copy_tasks.harness.state_size`): what a fixed-state model can carry.
 
     >>> import torch
@@ -24,6 +25,8 @@ from torch import nn
 from transformers import GenerationMixin, PretrainedConfig, PreTrainedModel
 from transformers.modeling_outputs import CausalLMOutput
 
+from copy_tasks.models.left_padding import padding_moved_right
+
 MODEL_TYPE = "copy_tasks_lstm"
 
 
@@ -40,28 +43,6 @@ class LstmConfig(PretrainedConfig):
         kwargs.setdefault("use_cache", False)
         kwargs.setdefault("tie_word_embeddings", False)
         super().__init__(**kwargs)
-
-
-def left_padding(attention_mask: torch.Tensor) -> torch.Tensor:
-    """Leading zeros of each row of the mask.
-
-    >>> left_padding(torch.tensor([[1, 1, 0], [0, 0, 1]])).tolist()
-    [0, 2]
-    """
-    return (attention_mask.cumsum(dim=1) == 0).sum(dim=1)
-
-
-def shift_rows(values: torch.Tensor, shifts: torch.Tensor) -> torch.Tensor:
-    """Each row rolled left by its shift (positions wrap around).
-
-    >>> shift_rows(torch.tensor([[0, 7, 8], [1, 2, 3]]), torch.tensor([1, 0])).tolist()
-    [[7, 8, 0], [1, 2, 3]]
-    """
-    length = values.shape[1]
-    index = (torch.arange(length, device=values.device)[None, :] + shifts[:, None]) % length
-    if values.dim() == 3:
-        index = index[..., None].expand(-1, -1, values.shape[2])
-    return values.gather(1, index)
 
 
 class LstmForCausalLM(PreTrainedModel, GenerationMixin):
@@ -99,13 +80,7 @@ class LstmForCausalLM(PreTrainedModel, GenerationMixin):
         """Logits at every position, or (transformers' `logits_to_keep`) at the last
         `logits_to_keep` positions only (0: every position), or at the positions a 1-d tensor
         names."""
-        shifts = None
-        if attention_mask is not None and bool(attention_mask[:, 0].eq(0).any()):
-            shifts = left_padding(attention_mask)
-            input_ids = shift_rows(input_ids, shifts)
-        hidden, _ = self.lstm(self.embed(input_ids))
-        if shifts is not None:
-            hidden = shift_rows(hidden, -shifts)
+        hidden = padding_moved_right(input_ids, attention_mask, lambda ids: self.lstm(self.embed(ids))[0])
         kept = slice(-logits_to_keep, None) if isinstance(logits_to_keep, int) else logits_to_keep
         logits = self.head(hidden[:, kept])
         loss = None

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from copy_tasks.experiments.recipes import ARCHITECTURES, RECIPES
+from copy_tasks.experiments.recipes import ARCHITECTURES, MAMBA2_STATES, PAPER_ARCHITECTURES, RECIPES
 from copy_tasks.experiments.training_tasks import TRAINING_TASKS
 
 
 def test_every_recipe_trains_declared_tasks_and_the_quick_one_every_task():
-    assert len(ARCHITECTURES) == 6
+    assert len(PAPER_ARCHITECTURES) == 6 and set(PAPER_ARCHITECTURES) < set(ARCHITECTURES)
     for recipe in RECIPES.values():
         assert set(recipe.phases) <= set(TRAINING_TASKS) and set(recipe.architectures) <= set(ARCHITECTURES)
         assert set(recipe.tasks()) <= set(recipe.phases)
@@ -28,11 +28,16 @@ def test_the_papers_recipes_give_the_lstm_the_transformers_parameters_in_two_wid
     assert abs(parameters(lstm) / parameters(transformer) - 1) < 0.01
 
 
-def test_the_mqar_grid_trains_attention_and_two_fixed_states_at_three_widths():
+def test_the_mqar_grid_trains_two_attentions_and_the_lstm_at_two_widths_and_mamba2_at_four_states():
     grid = RECIPES["mqar"]
     assert grid.tasks() == ("mqar",) and grid.widths == (32, 64)
-    assert grid.architectures == ("transformer-rope", "mamba2", "lstm")
+    assert grid.architectures == ("transformer-rope", "transformer-conv", "mamba2-state8", "mamba2-state16",
+                                  "mamba2-state32", "mamba2", "lstm")
     assert (grid.transformer_layers, grid.mamba_layers, grid.lstm_layers) == (2, 2, 2)
+    widths = [grid.widths_of(name) for name in ("transformer-rope", "lstm", *MAMBA2_STATES)]
+    assert widths == [(32, 64)] * 2 + [(64,)] * 4
+    assert grid.learning_rate_of("transformer-rope") == 1e-3 and grid.learning_rate_of("mamba2") == 3e-3
+    assert set(grid.tied_heads) == set(MAMBA2_STATES)
 
 
 def test_the_gpu_recipe_trains_its_three_architectures_at_a_tiny_size_on_the_cpu(tmp_path):

@@ -12,7 +12,7 @@ import pytest
 from leaderboard_fixtures import write_results
 
 from copy_tasks.experiments import train_evaluation
-from copy_tasks.experiments.recipes import ARCHITECTURES, RECIPES
+from copy_tasks.experiments.recipes import RECIPES
 from copy_tasks.experiments.train_evaluation import (
     Evaluation,
     evaluations,
@@ -64,7 +64,7 @@ def test_only_checkpoints_before_the_end_of_copy_training_are_scored(tmp_path):
 
 
 def test_the_full_plan_has_a_run_per_model_and_checkpoint_each_with_its_own_label(tmp_path):
-    runs = evaluations(RECIPES["full"], tmp_path, ARCHITECTURES)
+    runs = evaluations(RECIPES["full"], tmp_path, RECIPES["full"].architectures)
     # 6 architectures x 2 seeds: a copy model and its 4 checkpoints, two lookup models; and the n-gram copier
     assert len(runs) == 6 * 2 * (1 + 4 + 2) + 1 == 85
     assert len({run.label for run in runs}) == 85

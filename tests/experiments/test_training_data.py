@@ -76,27 +76,31 @@ def test_the_mqar_stream_is_zoologys_format_every_key_asked_and_every_value_scor
         pairs = example.prompt[:2 * example.length]
         assert set(pairs[0::2]) <= set(ZOOLOGY_KEYS) and set(pairs[1::2]) <= set(ZOOLOGY_VALUES)
         assert sorted(prompt[-1] for prompt, _ in example.questions) == sorted(pairs[0::2])
-        for (prompt, answer), (following, _) in zip(example.questions, example.questions[1:]):
-            assert following == prompt + answer + following[-1]  # the next query follows the answered one
+        for (prompt, _), (following, _) in zip(example.questions, example.questions[1:]):
+            assert following == prompt + following[-1]  # the next query's key, no value written (Zoology's)
         assert (example.prompt, example.answer) == example.questions[-1]
         assert example.text == example.prompt + example.answer  # no end mark
         ids, labels = encode(tokenizer, example)
         assert UNKNOWN not in tokenizer.convert_ids_to_tokens(ids)  # every symbol is a token of its own
-        scored = tokenizer.decode([token for token in labels if token != -100])
-        assert scored == "".join(answer for _, answer in example.questions)
+        # each query's value is the label after its key (the key's position predicts it), nothing else
+        values = [tokenizer.convert_tokens_to_ids(answer) for _, answer in example.questions]
+        pairs_end = 2 * example.length
+        assert len(ids) == 3 * example.length + 1  # the pairs, the keys asked, the last value
+        assert labels == [-100] * (pairs_end + 1) + values
 
 
 def test_an_mqar_example_labels_its_values_and_nothing_after_the_last_hand_worked():
     """The loss on an end mark after the last value kept every attention model at chance
-    (docs/training.md): two pairs, both keys asked, and the labels are the two values alone."""
+    (docs/training.md): two pairs, both keys asked (Zoology's: no value written after a query),
+    and the labels are the two values alone, each after its key."""
     tokenizer = tokenizer_for("mqar")
     key_a, value_a, key_b, value_b = "\u4e00", "\uac00", "\u4e01", "\uac01"
     pairs = key_a + value_a + key_b + value_b
-    questions = ((pairs + key_b, value_b), (pairs + key_b + value_b + key_a, value_a))
-    example = Example("mqar", 2, *questions[-1], pairs + key_b + value_b + key_a + value_a, questions)
+    questions = ((pairs + key_b, value_b), (pairs + key_b + key_a, value_a))
+    example = Example("mqar", 2, *questions[-1], pairs + key_b + key_a + value_a, questions)
     ids, labels = encode(tokenizer, example)
     assert [tokenizer.decode([label]) if label != -100 else None for label in labels] == \
-        [None, None, None, None, None, value_b, None, value_a]
+        [None, None, None, None, None, value_b, value_a]
     drawn = training_example(QUICK, "mqar", seed=0, index=0)
     assert not drawn.text.endswith(".") and not TRAINING_TASKS["mqar"].end_mark
 
@@ -135,7 +139,8 @@ def test_the_labels_are_the_answers_tokens_as_their_prompts_tokenize(task):
 
         expected = [-100] * len(ids)
         for prompt, answer in example.scored:
-            expected[length(prompt):length(prompt + answer)] = ids[length(prompt):length(prompt + answer)]
+            answer_ids = tokenizer(prompt + answer, add_special_tokens=False)["input_ids"][length(prompt):]
+            expected[length(prompt):length(prompt) + len(answer_ids)] = answer_ids
         if TRAINING_TASKS[task].end_mark:
             expected[-1] = ids[-1]  # the END
         assert labels == expected, (task, index)

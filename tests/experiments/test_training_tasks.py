@@ -74,9 +74,10 @@ def test_checkpoints_are_scored_at_half_the_longest_training_length_and_at_it():
     assert training_lengths(RECIPES["gpu"]) == (25, 50)
 
 
-def test_mqar_is_scored_at_the_shipped_pair_counts_up_to_four_times_its_most():
-    assert mqar_lengths(QUICK) == (8, 16, 32)  # 4 x 10 = 40
-    assert mqar_lengths(replace(QUICK, mqar_pairs=(8, 16))) == (8, 16, 32, 64)
+def test_mqar_is_scored_at_the_shipped_pair_counts_up_to_eight_times_its_most():
+    assert mqar_lengths(QUICK) == (8, 16, 32, 64)  # 8 x 10 = 80
+    assert mqar_lengths(replace(QUICK, mqar_pairs=(8, 16))) == (8, 16, 32, 64, 128)
+    assert mqar_lengths(RECIPES["mqar"]) == (8, 16, 32, 64, 128, 256)  # Zoology's figure reads to 256
 
 
 def test_a_task_only_declared_is_planned_drawn_tokenized_and_named(tmp_path, monkeypatch):

@@ -14,7 +14,8 @@ import pytest
 import torch
 
 from copy_tasks.harness.state_size import state_bits
-from copy_tasks.models.lstm_lm import MODEL_TYPE, LstmConfig, LstmForCausalLM, shift_rows
+from copy_tasks.models.left_padding import shift_rows
+from copy_tasks.models.lstm_lm import MODEL_TYPE, LstmConfig, LstmForCausalLM
 
 VOCAB = 7
 PAD = 0

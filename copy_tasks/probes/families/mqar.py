@@ -20,11 +20,12 @@ on them (`copy-tasks train`'s `mqar` task): every key and every value one symbol
 from two disjoint vocabularies (Zoology splits its token ids in half; here 512 key symbols,
 CJK ideographs from U+4E00, and 512 value symbols, Hangul syllables from U+AC00), the pairs
 written key, value, key, value with nothing between, then the queries, each a bare key whose
-answer is the next symbol. Zoology places its queries at gaps drawn from a power law, filled with
-random tokens; here they follow one another with no filler (Zoology with every gap 0), so that
-the prompt of query i is query i - 1's answered. The keys, values and queried positions are
-drawn from the same seeded stream as the natural format's, but as symbols, so the two formats'
-docs are not the same pairs.
+answer is the next symbol. As in Zoology, no value is written after a query: the prompt of
+query i is query i - 1's and its own key, so in one pass over the last prompt each key's position
+predicts its value. Zoology places its queries at gaps drawn from a power law, filled with random
+tokens; here they follow one another with no filler (Zoology with every gap 0). The keys, values
+and queried positions are drawn from the same seeded stream as the natural format's, but as
+symbols, so the two formats' docs are not the same pairs.
 """
 
 from __future__ import annotations
@@ -108,7 +109,7 @@ def make_mqar_doc(rng: np.random.Generator, pairs: int, fmt: str = "natural", qu
     >>> doc = make_mqar_doc(doc_rng("mqar", "1.0", 8, 1234, 0), 8, fmt="zoology")
     >>> [hex(ord(symbol)) for symbol in doc["prompt"][:4]], len(doc["prompt"]), doc["continuation"] == doc["target"]
     (['0x4ffc', '0xac31', '0x4f1d', '0xad84'], 17, True)
-    >>> query_docs(doc)[1]["prompt"] == doc["prompt"] + doc["query_values"][0] + doc["query_keys"][1]
+    >>> query_docs(doc)[1]["prompt"] == doc["prompt"] + doc["query_keys"][1]  # no value after a query
     True
 
     Every key asked (a training example of 3 pairs):
@@ -157,7 +158,8 @@ def doc_format(doc: dict) -> str:
 
 def query_docs(doc: dict) -> list[dict]:
     """The doc's requests, one per query: query i's prompt is the doc's with the queries before
-    it answered rightly, then its key; its target and continuation are its value.
+    it, answered rightly in the natural format (in Zoology's, bare keys: Zoology writes no value
+    after a query), then its key; its target and continuation are its value.
 
     >>> doc = {"prompt": "ab: 1\\ncd: 2\\n\\ncd:", "target": "2", "continuation": " 2", "format": "natural",
     ...        "query_keys": ["cd", "ab"], "query_values": ["2", "1"]}
@@ -180,8 +182,7 @@ def query_docs(doc: dict) -> list[dict]:
     requests, prompt = [], doc["prompt"]
     for i, (key, value) in enumerate(zip(doc["query_keys"], doc["query_values"])):
         if i:
-            before = doc["query_values"][i - 1]
-            prompt += before + key if zoology else f" {before}\n{key}:"
+            prompt += key if zoology else f" {doc['query_values'][i - 1]}\n{key}:"
         requests.append({**doc, "prompt": prompt, "target": value, "continuation": value if zoology else f" {value}"})
     return requests
 
@@ -242,7 +243,7 @@ FAMILY = register(Family(
     our_reading_settled=query_settled,
     authors_settled=lambda generation, doc: True,  # no authors' rule
     scoring_group="associative recall",
-    task_version="1.0",
+    task_version="1.1",
     partial_credit=("query_accuracy",),
     authors_metrics=(),
     queries=query_docs,
