@@ -74,6 +74,35 @@ def build_tokenizer(texts: list[str] | None = None, vocab_size: int = VOCAB_SIZE
     )
 
 
+def build_byte_fallback_tokenizer():
+    """A sentencepiece-style tokenizer with byte fallback, as Llama, Mistral and Gemma ship: a
+    space is the piece `▁` (Metaspace), each printable ASCII character and the newline a piece of
+    its own, and every other character its UTF-8 bytes, a piece `<0xNN>` each (2 for NBSP, 3 for
+    Hangul, U+3000 or a full-width digit), which the ByteFallback decoder joins back into text
+    (one U+FFFD a byte while a character is not whole).
+
+    >>> tokenizer = build_byte_fallback_tokenizer()
+    >>> tokenizer.convert_ids_to_tokens(tokenizer.encode(" a\u3000", add_special_tokens=False))
+    ['▁', 'a', '<0xE3>', '<0x80>', '<0x80>']
+    >>> ids = tokenizer.encode("\uac00", add_special_tokens=False)
+    >>> tokenizer.decode(ids[:2]), tokenizer.decode(ids)
+    ('\ufffd\ufffd', '\uac00')
+    """
+    from tokenizers import Tokenizer, decoders, models, normalizers
+    from transformers import PreTrainedTokenizerFast
+
+    specials = ["<pad>", "<eos>", "<bos>", "<unk>", "<end_of_turn>"]
+    pieces = [*specials, *(f"<0x{byte:02X}>" for byte in range(256)), "\u2581", "\n",
+              *(chr(code) for code in range(33, 127))]
+    tokenizer = Tokenizer(models.BPE(vocab={piece: index for index, piece in enumerate(pieces)}, merges=[],
+                                     unk_token="<unk>", byte_fallback=True))
+    tokenizer.normalizer = normalizers.Replace(" ", "\u2581")
+    tokenizer.decoder = decoders.Sequence([decoders.Replace("\u2581", " "), decoders.ByteFallback(), decoders.Fuse()])
+    return PreTrainedTokenizerFast(tokenizer_object=tokenizer, pad_token="<pad>", eos_token="<eos>", bos_token="<bos>",
+                                   unk_token="<unk>", additional_special_tokens=["<end_of_turn>"],
+                                   model_max_length=CONTEXT, chat_template=CHAT_TEMPLATE)
+
+
 def stop_at_once(folder: str | Path) -> Path:
     """Make every greedy generation of the model in `folder` end at its first token: its
     generation config suppresses every token but EOS, so EOS is the first token generated,

@@ -26,12 +26,16 @@ Per family, what ends a row before its stop sequence (the family modules' `*_set
 - SQuAD: both rules read the whole line or paragraph: it runs to its stop sequence, as before.
 
 A decoded prefix is not always a prefix of the text decoded later: a token may end inside a
-UTF-8 character (decoded as U+FFFD), and a tokenizer that cleans up tokenization spaces turns
-" ." into "." once the "." comes. So a row is judged on the part of its text no later token can
-change (`lasting_text`): without a trailing U+FFFD and, under that clean-up, only up to its last
-space; and without a trailing start of a stop sequence ("\\n" of "\\n\\n"), which a later cut may
-remove. The verdict of the text where the row stopped then equals that of any text the row
-could have gone on to write: the verdicts do not change, only the steps decoded.
+UTF-8 character, and a tokenizer that cleans up tokenization spaces turns " ." into "." once
+the "." comes. A byte-level decoder (GPT-2's) writes one U+FFFD for the unfinished character; a
+byte-fallback decoder (sentencepiece's, as Llama, Mistral and Gemma ship) writes one for every
+byte of the run of byte tokens it cannot yet decode, which may include whole characters before
+the unfinished one (Gemma 3 writes 403 of `mqar`'s 512 Zoology values as three byte tokens). So
+a row is judged on the part of its text no later token can change (`lasting_text`): without its
+trailing run of U+FFFD and, under that clean-up, only up to its last space; and without a
+trailing start of a stop sequence ("\\n" of "\\n\\n"), which a later cut may remove. The verdict
+of the text where the row stopped then equals that of any text the row could have gone on to
+write: the verdicts do not change, only the steps decoded.
 """
 
 from __future__ import annotations
@@ -64,14 +68,16 @@ def prompt_key(ids: Sequence[int], pad_id: int | None) -> bytes:
 
 
 def lasting_text(text: str, cleans_up_spaces: bool) -> str:
-    """The part of a row's decoded text that later tokens cannot change: without a trailing
-    U+FFFD (a character not yet whole) and, for a tokenizer that cleans up tokenization spaces,
-    only up to its last space.
+    """The part of a row's decoded text that later tokens cannot change: without its trailing
+    U+FFFD, however many (the bytes of characters not yet whole), and, for a tokenizer that
+    cleans up tokenization spaces, only up to its last space.
 
     >>> lasting_text(" 609\\ufffd", False), lasting_text(" 6093237777 An", True), lasting_text(" ab ", False)
     (' 609', ' 6093237777', ' ab ')
+    >>> lasting_text(" r\\u3000u\\u3000j\\ufffd\\ufffd", False)  # two of U+3000's three bytes
+    ' r\\u3000u\\u3000j'
     """
-    text = text.removesuffix(REPLACEMENT)
+    text = text.rstrip(REPLACEMENT)
     if cleans_up_spaces:
         last = max((i for i, char in enumerate(text) if char.isspace()), default=0)
         text = text[:last]
