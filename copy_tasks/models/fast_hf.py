@@ -14,6 +14,11 @@ transformers' modeling code and ours), the model's forward runs up to its output
 the output layer is applied to each row's own scored positions only, those of the batch's rows
 together, a few hundred positions at a time: a batch mixing short and long rows keeps no logits
 for positions it does not score, and the layer's weights are read once a chunk, not once a row.
+Its numbers are `hf`'s under the same model arguments: logits in the dtype the model's forward
+returns them in, the log-softmax in `softmax_dtype` (by default theirs: under bfloat16 weights,
+bfloat16, ties and all), the forward pass and output layer under `mixed_precision_dtype`'s
+autocast, and rows padded on the right with token 0, as `hf` pads them (a pad token whose id is
+past the embedding is never looked up).
 A request whose tokens begin another request's (the questions of one `mqar` doc, each a prefix
 of the next) is scored from that request's forward pass where the model is causal and neither
 is cut (`shared_rows`): one pass a doc, not one a question.
@@ -63,6 +68,9 @@ PLAIN_HEAD = frozenset({"gpt_neox", "mamba", "mamba2", "llama", "gemma", "qwen2"
                         "smollm3", "copy_tasks_hard_alibi", "copy_tasks_lstm"})
 # ... and those that then soft-cap them: cap * tanh(logits / cap), cap = `final_logit_softcapping`.
 SOFTCAPPED_HEAD = frozenset({"gemma2", "gemma3_text"})
+# Those whose forward returns its logits in float32 whatever the weights' dtype (Mamba's `.float()`):
+# the others return them in the output layer's dtype (bfloat16 under bfloat16 weights).
+FLOAT32_LOGITS = frozenset({"mamba", "mamba2"})
 # Logits computed at once by the output layer: positions x vocabulary (2**25: 128 MB in float32,
 # 128 positions of Gemma 3's 262,144-token vocabulary).
 HEAD_CHUNK_LOGITS = 2 ** 25
@@ -109,16 +117,19 @@ def forward_slices(widths: list[int], most: int) -> list[slice]:
 
 
 def head_logits(model) -> Callable[[torch.Tensor], torch.Tensor] | None:
-    """The function from final hidden states to logits that `model`'s forward applies, where its
-    architecture is listed in `PLAIN_HEAD` or `SOFTCAPPED_HEAD`; None for any other model."""
+    """The function from final hidden states to logits that `model`'s forward applies, in the
+    dtype it returns them in (`FLOAT32_LOGITS`), where its architecture is listed in
+    `PLAIN_HEAD` or `SOFTCAPPED_HEAD`; None for any other model."""
     model_type = getattr(model.config, "model_type", None)
     head = model.get_output_embeddings()
     if head is None or model_type not in PLAIN_HEAD | SOFTCAPPED_HEAD:
         return None
     cap = getattr(model.config, "final_logit_softcapping", None) if model_type in SOFTCAPPED_HEAD else None
+    upcast = model_type in FLOAT32_LOGITS
 
     def logits(hidden: torch.Tensor) -> torch.Tensor:
         values = head(hidden.to(head.weight.dtype))
+        values = values.float() if upcast else values
         return values if cap is None else torch.tanh(values / cap) * cap
 
     return logits
@@ -147,11 +158,13 @@ class HiddenStatesAtHead:
 
 
 def target_scores(logits_of: Callable[[torch.Tensor], torch.Tensor], inputs: torch.Tensor, targets: torch.Tensor,
-                  counts: list[int], chunk: int) -> list[tuple[float, bool]]:
+                  counts: list[int], chunk: int, softmax_dtype: torch.dtype | None = None) -> list[tuple[float, bool]]:
     """(sum of the log-probabilities of its targets, whether every one is the argmax) of each run
     of `counts` consecutive targets, from the logits `logits_of` gives for `inputs` (one per
     target), `chunk` positions at a time across the runs: the output layer's weights are read
-    once a chunk, not once a request (Gemma 3's are 671 MB in float32).
+    once a chunk, not once a request (Gemma 3's are 671 MB in float32). The log-softmax, the
+    argmax and the sum are taken as `hf` takes them: in `softmax_dtype` (its `softmax_dtype`
+    model argument), by default in the logits' own dtype (ties under bfloat16 included).
 
     >>> logits = torch.log(torch.tensor([[0.5, 0.5], [0.25, 0.75], [0.9, 0.1]]))
     >>> target_scores(lambda x: x, logits, torch.tensor([0, 1, 1]), [2, 1], chunk=2)
@@ -159,7 +172,7 @@ def target_scores(logits_of: Callable[[torch.Tensor], torch.Tensor], inputs: tor
     """
     logprobs, greedy = [], []
     for start in range(0, len(targets), chunk):
-        values = torch.log_softmax(logits_of(inputs[start:start + chunk]).float(), dim=-1)
+        values = torch.log_softmax(logits_of(inputs[start:start + chunk]), dim=-1, dtype=softmax_dtype)
         wanted = targets[start:start + chunk]
         logprobs.append(values.gather(1, wanted[:, None])[:, 0])
         greedy.append(values.argmax(-1) == wanted)
@@ -337,16 +350,16 @@ class FastLoglikelihoodHFLM(scored_tokens_hflm()):
         width = max(len(row) - 1 for row in rows)
         # A window's scored logits sit at input positions [end - 1 - count, end - 1).
         keep = max(width - (end - 1 - count) for row_windows in windows for end, count in row_windows)
-        pad = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else 0
-        inputs = torch.full((len(rows), width), pad, dtype=torch.long)
+        inputs = torch.zeros((len(rows), width), dtype=torch.long)  # padded with token 0, as `hf` pads
         mask = torch.zeros((len(rows), width), dtype=torch.long)
         for i, row in enumerate(rows):
             inputs[i, : len(row) - 1] = torch.tensor(row[:-1])
             mask[i, : len(row) - 1] = 1
-        if self._logits_of is None:
-            kept, logits_of = self._kept_logits(inputs, mask, keep), (lambda logits: logits)
-        else:
-            kept, logits_of = self._kept_hidden_states(inputs, mask, keep), self._logits_of
+        with self._precision():
+            if self._logits_of is None:
+                kept, logits_of = self._kept_logits(inputs, mask, keep), (lambda logits: logits)
+            else:
+                kept, logits_of = self._kept_hidden_states(inputs, mask, keep), self._with_precision(self._logits_of)
         positions, targets, counts = [], [], []
         for i, (row, row_windows) in enumerate(zip(rows, windows)):
             for end, count in row_windows:
@@ -356,8 +369,23 @@ class FastLoglikelihoodHFLM(scored_tokens_hflm()):
                 counts.append(count)
         chunk = max(1, HEAD_CHUNK_LOGITS // self.model.config.get_text_config().vocab_size)
         answers = iter(target_scores(logits_of, torch.cat(positions), torch.tensor(targets, device=kept.device),
-                                     counts, chunk))
+                                     counts, chunk, self.softmax_dtype))
         return [[next(answers) for _ in row_windows] for row_windows in windows]
+
+    def _precision(self):
+        """`hf`'s autocast of its forward pass: to `mixed_precision_dtype` where given, else none."""
+        return torch.autocast(device_type=self.device.type, dtype=self.mixed_precision_dtype,
+                              enabled=self.mixed_precision_dtype is not None)
+
+    def _with_precision(self, function: Callable[[torch.Tensor], torch.Tensor]
+                        ) -> Callable[[torch.Tensor], torch.Tensor]:
+        """`function` run under `_precision`: the output layer hf_fast applies is inside `hf`'s forward."""
+
+        def run(values: torch.Tensor) -> torch.Tensor:
+            with self._precision():
+                return function(values)
+
+        return run
 
     def _forward(self, inputs, mask, keep: int):
         """The model's logits at the last `keep` positions. The rows are padded on the right, so

@@ -40,6 +40,59 @@ def test_same_logprobs_and_verdicts_as_lm_eval_hf_at_batch_1_and_4(tiny_models, 
         assert [logprob for logprob, _ in got] == pytest.approx([logprob for logprob, _ in expected], abs=1e-3)
 
 
+def own_greedy_requests(lm, count: int = 16) -> list[tuple]:
+    """Token-level loglikelihood requests (lm-eval's (key, context, continuation) tokens) whose
+    continuations are the model's own greedy tokens in its dtype: where a bfloat16 log-softmax
+    ties, `is_greedy` depends on how it is taken."""
+    found = []
+    for index in range(count):
+        ids = lm.tok_encode(f"Ann Lee: {6093237777 + 7919 * index}\nBob Ray: {index}")
+        with torch.no_grad():
+            written = lm.model.generate(torch.tensor([ids]), max_new_tokens=4, do_sample=False, pad_token_id=0,
+                                        bad_words_ids=[[lm.tokenizer.eos_token_id]])[0, len(ids):].tolist()
+        found.append((None, ids, written))
+    return found
+
+
+@pytest.mark.parametrize("settings", [{"dtype": "float32"}, {"dtype": "bfloat16"},
+                                      {"dtype": "float32", "mixed_precision_dtype": "bfloat16"},
+                                      {"dtype": "bfloat16", "softmax_dtype": "float32"}],
+                         ids=["float32", "bfloat16", "mixed_precision_bfloat16", "bfloat16_softmax_float32"])
+@pytest.mark.parametrize("architecture", ["gpt_neox", "mamba"])
+def test_hf_fast_gives_hfs_numbers_in_every_dtype_setting(tiny_models, architecture, settings):
+    """Issue 51: under bfloat16 `hf` takes its log-softmax in bfloat16 (ties), hf_fast took it in
+    float32 (27 of 36 greedy under `hf`, 36 under hf_fast on the model's own tokens), and
+    ignored `mixed_precision_dtype` in its teacher-forced pass; now the same numbers in each."""
+    path = str(tiny_models[architecture])
+    hf = HFLM(pretrained=path, device="cpu", batch_size=4, **settings)
+    cases = own_greedy_requests(hf)
+    expected = hf._loglikelihood_tokens(cases)
+    got = FastLoglikelihoodHFLM(pretrained=path, device="cpu", batch_size=4, **settings)._loglikelihood_tokens(cases)
+    assert got == expected
+    if architecture == "gpt_neox" and settings == {"dtype": "bfloat16"}:  # its own tokens, yet some tie in bfloat16
+        assert 0 < sum(greedy for _, greedy in expected) < len(cases)
+
+
+def test_hf_fast_pads_as_hf_does_with_a_pad_id_past_the_embedding(tiny_models, tmp_path):
+    """Issue 51: a tokenizer whose pad id is past the embedding: `hf` pads its rows with 0,
+    hf_fast padded them with the pad id and died with IndexError."""
+    import shutil
+
+    from transformers import AutoTokenizer
+
+    folder = tmp_path / "model"
+    shutil.copytree(tiny_models["gpt_neox"], folder)
+    tokenizer = AutoTokenizer.from_pretrained(folder)
+    tokenizer.add_special_tokens({"pad_token": "<|padding-past-the-embedding|>"})
+    tokenizer.save_pretrained(folder)
+    assert tokenizer.pad_token_id >= 384  # the embedding's rows
+    cases = requests()[:6]
+    expected = HFLM(pretrained=str(folder), device="cpu", batch_size=4).loglikelihood(cases)
+    got = FastLoglikelihoodHFLM(pretrained=str(folder), device="cpu", batch_size=4).loglikelihood(cases)
+    assert [greedy for _, greedy in got] == [greedy for _, greedy in expected]
+    assert [logprob for logprob, _ in got] == pytest.approx([logprob for logprob, _ in expected], abs=1e-4)
+
+
 def forward_inputs(fast, monkeypatch) -> list[tuple[int, int]]:
     """The shapes (rows, width) of the inputs of `fast`'s model, a forward pass each."""
     calls = []
