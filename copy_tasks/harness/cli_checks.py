@@ -8,7 +8,8 @@ the merged `--model_args` and `--metadata` and reads the data sources of the fam
 asks for (C4 or local text, SQuAD), including that a text source has passages long enough for
 the requested lengths (`copy_tasks.probes.run_checks`), warns of `--metadata` keys no task of
 the run reads, and refuses `--batch_size auto` on lm-eval's `hf` backend (below), a chat
-template on a reference model (`check_chat_template`) and task
+template on a reference model (`check_chat_template`), a model argument the backend does not
+take (`check_model_args`: `bounded_state` with `bit=64` ran at its default 256 bits) and task
 names lm-eval cannot find as written (`--tasks "a, b"`: lm-eval 0.4.13 looks up " b", spaces
 included). A `UserError` becomes one line on stderr and exit status 2.
 """
@@ -20,7 +21,7 @@ import sys
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from copy_tasks.harness.model_info import REFERENCE_MODELS
+from copy_tasks.harness.model_info import ANALYTIC_MODEL_ARGS, LM_EVAL_MODEL_ARGS, REFERENCE_MODELS
 from copy_tasks.probes.options import UserError
 from copy_tasks.probes.run_checks import check_options_and_sources, requested, task_names, unused_metadata_keys
 
@@ -66,6 +67,53 @@ def check_chat_template(model: str | None, chat_template: Any) -> None:
                         "the plain prompt); run it without --apply_chat_template")
 
 
+def check_model_args(model: str | None, model_args: Mapping[str, Any] | None) -> None:
+    """Refuse a model argument the backend does not take: for our analytic models
+    (`ANALYTIC_MODEL_ARGS`) any other than theirs and lm-eval's own; for lm-eval's `hf` (and
+    `hf_fast`), whose other arguments go on to transformers' `from_pretrained` and config (where
+    any key is taken), one a letter or two from an argument of `hf`'s own (`max_lenght`).
+
+    >>> check_model_args("bounded_state", {"bits": 64, "device": "cpu"}), check_model_args("hf", {"dtype": "auto"})
+    (None, None)
+    >>> check_model_args("bounded_state", {"bit": 64})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    copy_tasks.probes.options.UserError: --model_args bit=64: bounded_state takes no such argument (did you mean ...
+    >>> check_model_args("hf_fast", {"pretrained": "x", "max_lenght": 4096})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    copy_tasks.probes.options.UserError: --model_args max_lenght=4096: hf_fast takes no such argument (did you mean ...
+    """
+    import difflib
+
+    given = [str(key) for key in (model_args or {})]
+    if model in ANALYTIC_MODEL_ARGS:
+        known = ANALYTIC_MODEL_ARGS[model]
+        unknown = [key for key in given if key not in known and key not in LM_EVAL_MODEL_ARGS]
+    elif model in HF_BACKENDS:
+        known = hf_model_args()
+        unknown = [key for key in given if key not in known and difflib.get_close_matches(key, known, n=1, cutoff=0.8)]
+    else:
+        return
+    if unknown:
+        key = unknown[0]
+        close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        takes = ", ".join(known) if model in ANALYTIC_MODEL_ARGS else "the arguments of lm-eval's hf"
+        raise UserError(f"--model_args {key}={model_args[key]}: {model} takes no such argument{hint}; it takes {takes}")
+
+
+HF_BACKENDS = ("hf", "hf_fast")
+
+
+def hf_model_args() -> tuple[str, ...]:
+    """The parameters of lm-eval's `HFLM` (`hf`, and `hf_fast`, its subclass)."""
+    import inspect
+
+    from lm_eval.models.huggingface import HFLM
+
+    return tuple(name for name, parameter in inspect.signature(HFLM.__init__).parameters.items()
+                 if name != "self" and parameter.kind not in (parameter.VAR_KEYWORD, parameter.VAR_POSITIONAL))
+
+
 def check_task_names(tasks: Iterable[str] | str) -> None:
     """Refuse a name of `--tasks` with spaces around it, or an empty one (`a,,b`, `a,`): lm-eval
     splits `--tasks` at its commas and looks each piece up as written, so it would find no task
@@ -92,6 +140,7 @@ def check_run(metadata: Mapping[str, Any], tasks: Iterable[str] | str, model: st
     or `--batch_size auto` on a backend that sizes it at the model's full context (when the run
     asks for any of our tasks); warn, once each, of `--metadata` keys no task of the run reads."""
     check_task_names(tasks)
+    check_model_args(model, model_args)
     check_chat_template(model, chat_template)
     if requested(task_names(tasks)):
         check_batch_size(model, batch_size)

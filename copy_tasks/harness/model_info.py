@@ -16,6 +16,12 @@ PREPARED_MARKER = "copy_tasks_model.json"  # written by `copy_tasks.experiments.
 ANALYTIC_MARKER = "copy_tasks_analytic"  # class attribute of our reference and scripted models
 # The reference models' names in lm-eval's model registry (their classes: `copy_tasks.models.BACKENDS`).
 REFERENCE_MODELS = ("ngram_copier", "bounded_state")
+# The model arguments each of our analytic backends takes (its class's own parameters, tested) ...
+ANALYTIC_MODEL_ARGS = {"ngram_copier": ("unit", "n"), "bounded_state": ("bits",),
+                       "scripted": ("style", "answers", "tokenizer")}
+# ... beside those lm-eval hands every model: `simple_evaluate`'s run settings, and the CLI's
+# `--trust_remote_code` as a model argument.
+LM_EVAL_MODEL_ARGS = ("batch_size", "max_batch_size", "device", "trust_remote_code")
 # class attribute of a model of ours whose answers change with its version (`bounded_state`'s readers)
 VERSION_MARKER = "copy_tasks_model_version"
 

@@ -8,13 +8,14 @@ cannot load models from another package (lm-eval 0.4 has no model plugins): use
 
 Model args of `ngram_copier`: `unit` (`char` or `word`, default `char`) and `n` (set: the
 n-gram lookup of the paper's Theorem 2.3 over the last n units; unset: the longest-match
-variant, see `copy_tasks.models.ngram_copier`). Of `bounded_state`: `bits` (B, at least 52: `MIN_BITS`);
-it reads key-value lines (`mqar`) with `copy_tasks.models.bounded_pairs`, passkey prompts with
-`copy_tasks.models.bounded_number`, phone books with `copy_tasks.models.bounded_phonebook`, the
-rest with `copy_tasks.models.bounded_state` (`copy_tasks.models.bounded_readers` picks). A bad
-model arg (`n=2.5`, `bits=abc`, `bits=48`) is a `UserError` naming it, raised as the model is
-made, before any doc is drawn. Both write at most `max_gen_toks` units (characters, or the
-copier's words).
+variant, see `copy_tasks.models.ngram_copier`). Of `bounded_state`: `bits` (B, at least 52:
+`MIN_BITS`); it reads key-value lines (`mqar`) with `copy_tasks.models.bounded_pairs`, passkey
+prompts with `copy_tasks.models.bounded_number`, phone books with
+`copy_tasks.models.bounded_phonebook`, the rest with `copy_tasks.models.bounded_state`
+(`copy_tasks.models.bounded_readers` picks). A bad model arg (`n=2.5`, `bits=abc`, `bits=48`,
+or one it does not take: `bit=64`) is a `UserError` naming it, raised as the model is made,
+before any doc is drawn. Both write at most `max_gen_toks` units (characters, or the copier's
+words).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import lm_eval.models  # noqa: F401  lm-eval registers its own models only into 
 from lm_eval.api.model import LM
 from lm_eval.api.registry import register_model
 
+from copy_tasks.harness.model_info import ANALYTIC_MODEL_ARGS
 from copy_tasks.models.answers import cut_at_stops, score_against
 from copy_tasks.models.bounded_readers import VERSION as READERS_VERSION
 from copy_tasks.models.bounded_readers import bounded_state_read
@@ -50,6 +52,20 @@ def integer_arg(model: str, name: str, value, example: int) -> int:
         raise UserError(f"--model {model}: {name}={value} is not an integer: give a whole number, "
                         f"e.g. {name}={example}")
     return int(value)
+
+
+def refuse_unknown_args(model: str, unknown: dict) -> None:
+    """An analytic model made with arguments it does not take (from Python; a command-line run is
+    refused before, by `copy_tasks.harness.cli_checks.check_model_args`).
+
+    >>> refuse_unknown_args("bounded_state", {})
+    >>> refuse_unknown_args("bounded_state", {"bit": 64})
+    Traceback (most recent call last):
+    copy_tasks.probes.options.UserError: --model bounded_state: it takes no argument bit (it takes bits)
+    """
+    if unknown:
+        takes = ", ".join(ANALYTIC_MODEL_ARGS[model])
+        raise UserError(f"--model {model}: it takes no argument {', '.join(unknown)} (it takes {takes})")
 
 
 @lru_cache(maxsize=256)
@@ -90,8 +106,10 @@ class ReferenceLM(LM):
 class NgramCopierLM(ReferenceLM):
     """`NgramCopier` as an lm-eval model. Model args: `unit`, `n`."""
 
-    def __init__(self, unit: str = "char", n: int | str | None = None, **_ignored) -> None:
+    def __init__(self, unit: str = "char", n: int | str | None = None, batch_size=None, max_batch_size=None,
+                 device=None, trust_remote_code=None, **unknown) -> None:
         super().__init__()
+        refuse_unknown_args("ngram_copier", unknown)
         self.unit = unit
         self.n = None if n in (None, "", "none", "None") else integer_arg("ngram_copier", "n", n, 5)
         try:
@@ -112,8 +130,10 @@ class BoundedStateLM(ReferenceLM):
 
     copy_tasks_model_version = READERS_VERSION  # its answers change with it: its response cache's name holds it
 
-    def __init__(self, bits: int | str = 256, **_ignored) -> None:
+    def __init__(self, bits: int | str = 256, batch_size=None, max_batch_size=None, device=None,
+                 trust_remote_code=None, **unknown) -> None:
         super().__init__()
+        refuse_unknown_args("bounded_state", unknown)
         self.bits = integer_arg("bounded_state", "bits", bits, 256)
         if self.bits < MIN_BITS:  # before any task runs
             raise UserError(f"--model bounded_state: bits={self.bits}: at least {MIN_BITS} bits are needed, the most "

@@ -29,7 +29,7 @@ import math
 from lm_eval.api.registry import register_model
 
 from copy_tasks.models.answers import EPSILON, cut_at_stops
-from copy_tasks.models.reference_lm import ReferenceLM
+from copy_tasks.models.reference_lm import ReferenceLM, refuse_unknown_args
 from copy_tasks.probes.conformance import (
     EOS,
     SpecialToken,
@@ -43,10 +43,12 @@ from copy_tasks.probes.conformance import (
 
 @register_model("scripted")
 class ScriptedLM(ReferenceLM):
-    def __init__(self, style: str, answers: str, tokenizer: str, **_ignored) -> None:
+    def __init__(self, style: str, answers: str, tokenizer: str, batch_size=None, max_batch_size=None, device=None,
+                 trust_remote_code=None, **unknown) -> None:
         from transformers import AutoTokenizer
 
         super().__init__()
+        refuse_unknown_args("scripted", unknown)
         self.style = style_named(style)
         self.answers = read_answer_key(answers)
         self.tokenizer = AutoTokenizer.from_pretrained(tokenizer)

@@ -103,3 +103,44 @@ def test_a_task_name_lm_eval_would_not_find_as_written_is_refused_first(tasks, m
     with pytest.raises(UserError, match=f"^--tasks: {message}: .* e.g. --tasks random_copy_10,random_copy_20$"):
         check_run({}, tasks)
     check_run({}, ["random_copy_10", "lookup_suffix_20"])
+
+
+@pytest.mark.parametrize(("model", "model_args", "message"), [
+    ("bounded_state", "bit=64", "--model_args bit=64: bounded_state takes no such argument (did you mean bits?)"),
+    ("ngram_copier", "n=5,units=word", "--model_args units=word: ngram_copier takes no such argument (did you mean "
+                                       "unit?); it takes unit, n"),
+    ("hf", "pretrained=no-model,max_lenght=4096", "--model_args max_lenght=4096: hf takes no such argument (did you "
+                                                  "mean max_length?)"),
+])
+def test_a_model_argument_the_backend_does_not_take_is_refused_in_one_line_before_the_model(tmp_path, model,
+                                                                                          model_args, message):
+    """Issue 51: `--model bounded_state --model_args bit=64` ran at the default 256 bits and the
+    leaderboard showed a row `bounded_state(bit=64)` with 256 bits' scores."""
+    result = run_command(["copy-tasks", "run", "--model", model, "--model_args", model_args, "--tasks",
+                          "random_copy_20", "--output_path", str(tmp_path / "out")], cwd=tmp_path)
+    assert result.returncode == 2, result.stderr[-2000:]
+    assert message in result.stderr and "Traceback" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_analytic_models_take_the_arguments_the_check_names():
+    """`ANALYTIC_MODEL_ARGS`, which the check reads without importing the models, is each model
+    class's own parameters; lm-eval's own (`LM_EVAL_MODEL_ARGS`) it takes and ignores."""
+    import inspect
+
+    from copy_tasks.harness.model_info import ANALYTIC_MODEL_ARGS, LM_EVAL_MODEL_ARGS
+    from copy_tasks.models import BACKENDS
+    from copy_tasks.probes.options import UserError
+
+    for name, arguments in ANALYTIC_MODEL_ARGS.items():
+        module, _, cls = BACKENDS[name].partition(":")
+        model_class = getattr(__import__(module, fromlist=[cls]), cls)
+        parameters = [parameter for parameter, kind in inspect.signature(model_class.__init__).parameters.items()
+                      if parameter != "self" and kind.kind is not kind.VAR_KEYWORD]
+        assert parameters == [*arguments, *LM_EVAL_MODEL_ARGS], name
+    from copy_tasks.models.reference_lm import BoundedStateLM
+
+    assert BoundedStateLM(bits=64, batch_size=1, device="cpu").bits == 64
+    with pytest.raises(UserError, match="it takes no argument bit"):
+        BoundedStateLM(bit=64)
