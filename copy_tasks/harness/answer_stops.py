@@ -10,7 +10,9 @@ row of ours on its own (`RowsWithAnswers`) once it has written a stop sequence o
 settles both verdicts; the batch ends when every row has (transformers' `generate` pads a
 finished row, and lm-eval decodes without its special tokens, so the padding is not text). Rows
 of other tasks, and prompts the backend tokenized otherwise than registered, are left as lm-eval
-runs them.
+runs them, and so is every row of a run that does not decode greedily (`--gen_kwargs
+do_sample=True`, beams): a sampled row that stopped early would draw fewer random numbers and
+change what the later rows draw.
 
 Per family, what ends a row before its stop sequence (the family modules' `*_settled`):
 - phone book, passkey, mqar (stop "\\n"): ours reads the leading number, the authors' the first

@@ -203,7 +203,7 @@ class CopyTask(ConfigurableTask):
     def fit_request(self, request) -> None:
         """Set a request's budget (generation) and record whether its doc overflows (any of its
         requests), and its prompt's length in the backend's tokens (its longest request); a
-        generation's row is registered to end once it holds its answer (`answer_stops`)."""
+        greedy generation's row is registered to end once it holds its answer (`answer_stops`)."""
         doc, ctx = request.doc, request.arguments[0]
         family = family_named(doc["family"])
         question = family.request_docs(doc)[request.idx]
@@ -215,7 +215,10 @@ class CopyTask(ConfigurableTask):
             budget, overflow = self.limits.fit_generation(ctx, family.answers(question), generous)
             request.arguments[1]["max_gen_toks"] = budget
             self.budgets.add(budget)
-            if self.register_row is not None and family.our_reading_settled is not None:
+            # Greedy decoding only: a sampled row that stopped early would draw fewer random numbers, and
+            # change what later rows draw (lm-eval's sampling runs as lm-eval runs it).
+            if self.register_row is not None and family.our_reading_settled is not None \
+                    and not non_greedy(request.arguments[1]):
                 self.register_row(ctx, partial(family.answer_settled, doc=question))
         else:
             overflow = self.limits.overflows(ctx, question["continuation"])

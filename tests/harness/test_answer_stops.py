@@ -136,3 +136,26 @@ def test_a_model_that_never_stops_decodes_until_its_answers_settle_with_the_verd
     assert decoded_before == [50] * 8  # the random model writes no stop sequence: every budget to its end
     assert max(decoded) <= 4 < 50  # ends at once: its first tokens are no answer; a lookup's 4 letters at most
     assert verdicts == verdicts_before
+
+
+@pytest.mark.slow  # two lm-eval runs of a tiny model
+def test_a_sampled_run_is_not_stopped_early_so_its_random_draws_are_lm_evals(tiny_models, monkeypatch):
+    """Issue 51: rows that stopped early drew fewer random numbers, so later docs' samples
+    changed (17 of 20 right with the early stop, 20 of 20 without). Sampling runs as lm-eval
+    runs it: the same answers with our tasks' early stop as with lm-eval's stopping alone."""
+    import lm_eval
+
+    import copy_tasks
+    from copy_tasks.harness import task as task_module
+
+    def answers() -> dict:
+        results = lm_eval.simple_evaluate(
+            model="hf", model_args=f"pretrained={tiny_models['gpt_neox']}", tasks=["phonebook_copy_10"], limit=4,
+            batch_size=2, device="cpu", log_samples=True, gen_kwargs="do_sample=True,temperature=1.0",
+            random_seed=1234, numpy_random_seed=1234, torch_random_seed=1234, task_manager=copy_tasks.task_manager())
+        return {sample["doc_id"]: sample["resps"] for sample in results["samples"]["phonebook_copy_10"]}
+
+    ours = answers()
+    with monkeypatch.context() as patched:
+        patched.setattr(task_module, "register_rows", lambda lm: None)  # lm-eval's own stopping alone
+        assert answers() == ours
