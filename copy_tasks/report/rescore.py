@@ -8,7 +8,8 @@ authors', `Family.score_both_rules`), and writes the results and samples under t
 DIR, which must not hold them already. A task's metrics are re-aggregated as lm-eval
 does (`mean`, stderr = sample standard deviation / sqrt(n)) over the docs that fit; its
 version becomes the current one, and its metadata records `copy_tasks_rescored_from` (the
-version it ran under, kept when a re-scored run is re-scored again). Teacher-forced tasks,
+version it ran under, kept when a re-scored run is re-scored again), and each family group
+holding a re-scored task is aggregated again as lm-eval aggregates it (`regroup`). Teacher-forced tasks,
 whose scores do not depend on the text of an answer, and tasks of other suites are written as
 they were.
 
@@ -222,6 +223,58 @@ def rescore_task(results: dict, task: str, samples: list[dict]) -> None:
     results["higher_is_better"][task] = {name: True for name in family.generation_metrics} | {"overflow": False}
 
 
+def leaf_tasks(group_subtasks: dict, group: str) -> list[str]:
+    """The tasks under `group`, through the groups it holds (lm-eval's `group_subtasks`).
+
+    >>> leaf_tasks({"all": ["a", "g"], "g": ["b", "c"]}, "all")
+    ['a', 'b', 'c']
+    """
+    leaves = []
+    for member in group_subtasks.get(group) or []:
+        leaves += leaf_tasks(group_subtasks, member) if member in group_subtasks else [member]
+    return leaves
+
+
+FAMILY_GROUPS = {name for family in FAMILIES.values() for name in (family.name, family.name + "_tf")}
+
+
+def regroup(results: dict, rescored: list[str]) -> list[str]:
+    """Aggregate again each group of ours (a family's, whose YAML aggregates by an unweighted
+    mean) that holds a re-scored task, as lm-eval aggregates it: each metric it reports, the
+    mean over its tasks, the stderr sqrt(sum of the tasks' stderr^2) / tasks (or "N/A" where a
+    task has none). Return the groups of other suites that hold a re-scored task, whose values
+    are left as they were (their aggregation is not known here).
+
+    >>> results = {"group_subtasks": {"mqar": ["mqar_8", "mqar_16"]}, "results": {
+    ...     "mqar_8": {"exact_match,none": 1.0, "exact_match_stderr,none": 0.0},
+    ...     "mqar_16": {"exact_match,none": 0.5, "exact_match_stderr,none": 0.2},
+    ...     "mqar": {"alias": "mqar", "exact_match,none": 1.0, "exact_match_stderr,none": 0.0}}}
+    >>> regroup(results, ["mqar_16"]), results["results"]["mqar"]["exact_match,none"]
+    ([], 0.75)
+    """
+    foreign = []
+    for group in results.get("group_subtasks") or {}:
+        leaves = leaf_tasks(results["group_subtasks"], group)
+        if not set(leaves) & set(rescored):
+            continue
+        if group not in FAMILY_GROUPS:
+            foreign.append(group)
+            continue
+        for entry in (table[group] for table in (results.get("results"), results.get("groups")) if table
+                      and group in table):
+            for key in [key for key in entry if "," in key and "_stderr," not in key]:
+                stderr_key = key.replace(",", "_stderr,", 1)
+                tasks = [results["results"][task] for task in leaves if key in results["results"].get(task, {})]
+                if not tasks:
+                    continue
+                entry[key] = sum(task[key] for task in tasks) / len(tasks)
+                stderrs = [task.get(stderr_key) for task in tasks]
+                if stderr_key in entry:
+                    entry[stderr_key] = ("N/A" if any(not isinstance(value, (int, float)) for value in stderrs)
+                                         else math.sqrt(sum(value ** 2 for value in stderrs)) / len(stderrs))
+    return foreign
+
+
 def rescore_run(results_path: Path, out: Path) -> list[str]:
     """Re-score one results file and its samples into `out`; return the tasks re-scored."""
     results = read_results(results_path)
@@ -242,6 +295,9 @@ def rescore_run(results_path: Path, out: Path) -> list[str]:
             written[out / sample_path.name] = "".join(json.dumps(sample, ensure_ascii=False) + "\n"
                                                       for sample in samples)
             rescored.append(task)
+    for group in regroup(results, rescored):
+        print(f"copy-tasks rescore: {results_path.name}: group {group} (of another suite) holds re-scored tasks; its "
+              "values are as they were, not aggregated again", file=sys.stderr)
     written[out / results_path.name] = (json.dumps(results, indent=2, ensure_ascii=False) + "\n" if rescored
                                         else results_path)
     existing = [str(path) for path in written if path.exists()]

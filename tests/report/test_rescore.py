@@ -187,3 +187,34 @@ def test_a_results_file_that_does_not_count_its_samples_is_refused(tmp_path):
     samples.write_text("\n".join(samples.read_text().splitlines()[:3]) + "\n")
     with pytest.raises(RescoreRefused, match="records no count of its samples"):
         rescore_run(results, tmp_path / "out")
+
+
+@pytest.mark.slow  # an lm-eval run
+def test_a_rescored_tasks_family_group_is_aggregated_again_as_lm_eval_aggregates_it(tmp_path):
+    """Issue 51: after `copy-tasks rescore` a group's value stayed stale in the results file
+    (`phonebook_copy` 1.0 while its tasks then averaged 0.909)."""
+    from conftest import run_command
+
+    run = tmp_path / "run"
+    result = run_command(["copy-tasks", "run", "--model", "ngram_copier", "--tasks", "dup_ngram_copy", "--limit", "2",
+                          "--output_path", str(run), "--log_samples"], cwd=tmp_path)
+    assert result.returncode == 0, result.stderr[-2000:]
+    (source,) = run.rglob("results_*.json")
+    as_run = json.loads(source.read_text())
+    assert as_run["results"]["dup_ngram_copy"]["exact_match,none"] == 1.0
+    # One answer of dup_ngram_copy_1 stored wrong (as a version whose rule read it otherwise would have it)
+    (samples_path,) = source.parent.glob("samples_dup_ngram_copy_1_*.jsonl")
+    samples = [json.loads(line) for line in samples_path.read_text().splitlines()]
+    samples[0]["filtered_resps"] = [" zz"]
+    samples_path.write_text("".join(json.dumps(sample) + "\n" for sample in samples))
+    rescore_run(source, tmp_path / "rescored")
+    results = json.loads((tmp_path / "rescored" / source.name).read_text())
+    tasks = results["group_subtasks"]["dup_ngram_copy"]
+    assert results["results"]["dup_ngram_copy_1"]["exact_match,none"] == 0.5
+    for table in ("results", "groups"):
+        group = results[table]["dup_ngram_copy"]
+        assert group["exact_match,none"] == pytest.approx(1 - 0.5 / len(tasks))  # the mean of its tasks, each 2 docs
+        stderrs = [results["results"][task]["exact_match_stderr,none"] for task in tasks]
+        assert group["exact_match_stderr,none"] == pytest.approx(sum(value ** 2 for value in stderrs) ** 0.5
+                                                                 / len(tasks))
+        assert group["sample_len"] == as_run[table]["dup_ngram_copy"]["sample_len"]
