@@ -46,8 +46,8 @@ def write_all_atomically(files: dict[Path, str | bytes]) -> None:
     then kept under a second name (`_kept`); only then do they replace their targets, one
     `os.replace` each. A failure at any step (a full disk, a target that may not be replaced)
     puts back every target already replaced, removes every temporary and re-raises, naming the
-    target; a target that is a folder is refused (IsADirectoryError, naming it) before anything
-    is written.
+    target; a target that is a folder (IsADirectoryError) or a symbolic link (FileExistsError:
+    the link would be replaced by a file) is refused, naming it, before anything is written.
 
     >>> import tempfile
     >>> folder = Path(tempfile.mkdtemp())
@@ -56,6 +56,9 @@ def write_all_atomically(files: dict[Path, str | bytes]) -> None:
     ['a.txt', 'b.txt']
     """
     for path in files:
+        if path.is_symlink():  # replacing it would drop the link, or writing through it change another's file
+            raise FileExistsError(17, "a symbolic link: only a regular file this command wrote is replaced; remove "
+                                      "the link or write into another folder", str(path))
         if path.is_dir():
             raise IsADirectoryError(21, "Is a directory: cannot be replaced by a file", str(path))
     staged: list[tuple[Path, Path]] = []

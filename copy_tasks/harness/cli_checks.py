@@ -9,7 +9,8 @@ asks for (C4 or local text, SQuAD), including that a text source has passages lo
 the requested lengths (`copy_tasks.probes.run_checks`), warns of `--metadata` keys no task of
 the run reads, and refuses `--batch_size auto` on lm-eval's `hf` backend (below), a chat
 template on a reference model (`check_chat_template`), a model argument the backend does not
-take (`check_model_args`: `bounded_state` with `bit=64` ran at its default 256 bits) and task
+take (`check_model_args`: `bounded_state` with `bit=64` ran at its default 256 bits), a
+`--limit` that scores no doc (`check_limit`) and task
 names lm-eval cannot find as written (`--tasks "a, b"`: lm-eval 0.4.13 looks up " b", spaces
 included). A `UserError` becomes one line on stderr and exit status 2.
 """
@@ -132,14 +133,31 @@ def check_task_names(tasks: Iterable[str] | str) -> None:
                             "separate the names with commas alone, e.g. --tasks random_copy_10,random_copy_20")
 
 
+def check_limit(limit: Any) -> None:
+    """Refuse a `--limit` that scores no doc: lm-eval reads a number under 1 as a fraction of
+    the docs and 1 or more as a count, and `--limit 0` (or less) ended in its traceback.
+
+    >>> check_limit(None), check_limit(5), check_limit(0.5)
+    (None, None, None)
+    >>> check_limit(0)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    copy_tasks.probes.options.UserError: --limit 0 scores no doc: give a count of docs a task (e.g. --limit 5) or ...
+    """
+    if limit is not None and float(limit) <= 0:
+        raise UserError(f"--limit {limit:g} scores no doc: give a count of docs a task (e.g. --limit 5) or a "
+                        "fraction of them (e.g. --limit 0.1)")
+
+
 def check_run(metadata: Mapping[str, Any], tasks: Iterable[str] | str, model: str | None = None,
-              batch_size: Any = None, model_args: Mapping[str, Any] | None = None, chat_template: Any = False) -> None:
+              batch_size: Any = None, model_args: Mapping[str, Any] | None = None, chat_template: Any = False,
+              limit: Any = None) -> None:
     """Raise UserError for a task name lm-eval cannot find as written (`check_task_names`), a
     chat template on a reference model (`check_chat_template`), a bad or unknown `copy_tasks_*`
     key, a data source that a requested task cannot read or that is too short for its lengths,
     or `--batch_size auto` on a backend that sizes it at the model's full context (when the run
     asks for any of our tasks); warn, once each, of `--metadata` keys no task of the run reads."""
     check_task_names(tasks)
+    check_limit(limit)
     check_model_args(model, model_args)
     check_chat_template(model, chat_template)
     if requested(task_names(tasks)):
@@ -151,10 +169,10 @@ def check_run(metadata: Mapping[str, Any], tasks: Iterable[str] | str, model: st
 
 
 def check_or_exit(metadata: Mapping[str, Any], tasks: Iterable[str] | str, model: str | None = None,
-                  batch_size: Any = None, model_args: Mapping[str, Any] | None = None, chat_template: Any = False
-                  ) -> None:
+                  batch_size: Any = None, model_args: Mapping[str, Any] | None = None, chat_template: Any = False,
+                  limit: Any = None) -> None:
     try:
-        check_run(metadata, tasks or [], model, batch_size, model_args, chat_template)
+        check_run(metadata, tasks or [], model, batch_size, model_args, chat_template, limit)
     except UserError as error:
         print(f"copy-tasks: error: {error}", file=sys.stderr)
         raise SystemExit(2) from None

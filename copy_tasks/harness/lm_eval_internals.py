@@ -289,11 +289,12 @@ def task_index_entry_classes(index_module):
 
 
 def evaluator_config_fields(config):
-    """(metadata, tasks, model, batch_size, model_args, chat template) of lm-eval's
+    """(metadata, tasks, model, batch_size, model_args, chat template, limit) of lm-eval's
     `EvaluatorConfig` for a run (its `metadata` holds the `--model_args` too, merged in; the chat
     template: `--apply_chat_template`, False, True or a template's name)."""
     return (config.metadata, config.tasks, getattr(config, "model", None), getattr(config, "batch_size", None),
-            getattr(config, "model_args", None) or {}, getattr(config, "apply_chat_template", False))
+            getattr(config, "model_args", None) or {}, getattr(config, "apply_chat_template", False),
+            getattr(config, "limit", None))
 
 
 def sanitized_model_name(tracker_module, name: str) -> str:

@@ -96,8 +96,9 @@ def patch_option_checks(config_module: Any) -> None:
         def checked(*args, **kwargs):
             COMMAND_LINE["run"] = True
             config, metadata = internals.process_tasks_arguments(process_tasks, args, kwargs)
-            config_metadata, tasks, model, batch_size, model_args, chat = internals.evaluator_config_fields(config)
-            check_or_exit(metadata or config_metadata or {}, tasks, model, batch_size, model_args, chat)
+            config_metadata, tasks, model, batch_size, model_args, chat, limit = internals.evaluator_config_fields(
+                config)
+            check_or_exit(metadata or config_metadata or {}, tasks, model, batch_size, model_args, chat, limit)
             return process_tasks(*args, **kwargs)
 
         return checked

@@ -211,7 +211,12 @@ class CopyTask(ConfigurableTask):
         if (tokens := self.limits.tokens(ctx)) is not None:
             self.prompt_tokens[index] = max(tokens, self.prompt_tokens.get(index, 0))
         if self.OUTPUT_TYPE == "generate_until":
-            generous = max(int(doc["generation_budget"]), self.user_max_gen_toks())
+            asked = self.user_max_gen_toks()
+            if 0 < asked < int(doc["generation_budget"]):
+                warn_once(f"--gen_kwargs max_gen_toks={asked} is less than {self.config.task}'s answers may take: "
+                          "each doc's own budget is used (its answer in any segmentation), so that no right answer "
+                          "is cut; a larger max_gen_toks raises it")
+            generous = max(int(doc["generation_budget"]), asked)
             budget, overflow = self.limits.fit_generation(ctx, family.answers(question), generous)
             request.arguments[1]["max_gen_toks"] = budget
             self.budgets.add(budget)

@@ -115,6 +115,24 @@ def locked(out: Path):
         yield
 
 
+def check_one_run_scored_once(rows_of: dict[Path, list]) -> None:
+    """Refuse two results files of one name (one lm-eval run: the name is its time stamp) that
+    give its tasks other values, naming both paths: a run and its copy from `copy-tasks rescore`.
+    The leaderboard takes one scoring of a run; which one is the user's choice."""
+    by_name: dict[str, list[Path]] = {}
+    for path in rows_of:
+        by_name.setdefault(path.name, []).append(path)
+    for paths in by_name.values():
+        scorings = {path: {(row.task, row.metric): (row.value, row.stderr) for row in rows_of[path]}
+                    for path in paths}
+        first = paths[0]
+        for other in paths[1:]:
+            if scorings[other] != scorings[first]:
+                raise LeaderboardFileError(
+                    f"{first} and {other} are one lm-eval run scored twice with different values (a copy from "
+                    "copy-tasks rescore and its original, say): give the leaderboard one of them; nothing was written")
+
+
 class NoResults(Exception):
     """No input holds an lm-eval results file: nothing to build, nothing written."""
 
@@ -141,13 +159,17 @@ def build_leaderboard(inputs: list[Path], out: Path, replace: bool = False,
     files, report.problems = find_result_files(inputs)
     if not files:
         raise NoResults("; ".join(map(str, report.problems)) + "; nothing was written")
-    prepare_out(out)
-    new_rows, read = [], {}
+    new_rows, read, rows_of = [], {}, {}
     for path in files:
         rows, problems = rows_from_file(path)
         new_rows += rows
+        rows_of[path] = rows
         read.update({(row.run, row.source_file): path for row in rows})
         report.problems += problems
+    if not new_rows and len(report.skipped_files) == len(files):
+        raise NoResults("; ".join(map(str, report.problems)) + "; nothing was written")
+    check_one_run_scored_once(rows_of)
+    prepare_out(out)
     with locked(out):
         existing = read_csv(out / CSV_NAME)
         sections = read_sections(out)

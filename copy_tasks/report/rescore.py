@@ -280,7 +280,14 @@ def rescore_run(results_path: Path, out: Path) -> list[str]:
     results = read_results(results_path)
     written: dict[Path, str | Path] = {}  # a new file's text, or the file it copies
     rescored = []
-    for task, sample_path in samples_beside(results_path).items():
+    beside = samples_beside(results_path)
+    unlogged = sorted(task for task in results.get("results") or {} if task not in beside
+                      and (parsed := parse_task_name(task)) is not None and parsed[1] == GENERATION)
+    if unlogged:
+        raise RescoreRefused(f"{results_path}: no samples file for {', '.join(unlogged[:3])}"
+                             f"{' and more' if len(unlogged) > 3 else ''}: rescore reads the answers a model gave, "
+                             "which lm-eval writes only with --log_samples; run again with --log_samples")
+    for task, sample_path in beside.items():
         written[out / sample_path.name] = sample_path  # as it was, unless re-scored
         parsed = parse_task_name(task)
         if parsed is not None and parsed[1] == GENERATION and task in results["results"]:

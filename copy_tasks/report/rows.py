@@ -149,7 +149,8 @@ def _our_tasks(path: Path, data: Any) -> tuple[dict[str, tuple[str, str, int]], 
     results = {task: _mapping(data["results"][task], f"results.{task}") for task in ours}
     if all(any(parsed[0] == PREDICT_ONLY_METRIC and not parsed[2] for parsed in map(parse_results_key, results[task])
                if parsed) for task in ours):
-        return {}, [Problem(str(path), "holds predictions only (lm-eval --predict_only: no scores); left out")]
+        return {}, [Problem(str(path), "holds predictions only (lm-eval --predict_only): no scores to add; run it "
+                                       "without --predict_only; skipped", skipped=True)]
     return ours, []
 
 

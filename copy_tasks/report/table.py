@@ -196,8 +196,9 @@ def _conflict(what: str, conflicts: list[tuple[tuple[str, ...], dict, dict]], in
                                                           second["source_file"])
                       for key, first, second in conflicts[:3])
     more = f" (and {len(conflicts) - 3} more)" if len(conflicts) > 3 else ""
-    return MergeConflict(f"{len(conflicts)} new rows {what} ({shown}{more}); nothing was written: rebuild with "
-                         "--replace to take the new runs' values, or build into another --out folder")
+    advice = ("rebuild with --replace to take the new runs' values, or build into another --out folder" if in_csv
+              else "give the leaderboard one of the files that hold them (--replace replaces rows of the CSV only)")
+    return MergeConflict(f"{len(conflicts)} new rows {what} ({shown}{more}); nothing was written: {advice}")
 
 
 def _unique_new(new: list[dict]) -> tuple[list[dict], list[str]]:
@@ -217,7 +218,8 @@ def _unique_new(new: list[dict]) -> tuple[list[dict], list[str]]:
             conflicts.append((key, first, row))
     if conflicts:
         raise _conflict("disagree with other new rows of the same run, task and metric", conflicts, in_csv=False)
-    notes = [f"the same results are in {name} and {', '.join(sorted(others))}: read once"
+    notes = [f"the same results are in {name} and {', '.join(sorted(others - {name}))}: read once" if others - {name}
+             else f"the same results are in more than one file named {name}: read once"
              for name, others in sorted(copies.items())]
     return list(first_of.values()), notes
 

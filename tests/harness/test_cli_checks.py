@@ -144,3 +144,20 @@ def test_the_analytic_models_take_the_arguments_the_check_names():
     assert BoundedStateLM(bits=64, batch_size=1, device="cpu").bits == 64
     with pytest.raises(UserError, match="it takes no argument bit"):
         BoundedStateLM(bit=64)
+
+
+def test_a_limit_that_scores_no_doc_is_refused_in_one_line(tmp_path):
+    """Issue 51: `--limit 0` ended in lm-eval's traceback."""
+    result = run_command(["copy-tasks", "run", "--model", "ngram_copier", "--tasks", "random_copy_10", "--limit", "0",
+                          "--output_path", str(tmp_path / "out")], cwd=tmp_path)
+    assert result.returncode == 2
+    assert result.stderr.strip() == ("copy-tasks: error: --limit 0 scores no doc: give a count of docs a task (e.g. "
+                                     "--limit 5) or a fraction of them (e.g. --limit 0.1)")
+
+
+def test_a_max_gen_toks_below_the_budget_is_said_at_run_time(tmp_path):
+    """Issue 51: `--gen_kwargs max_gen_toks=2` was raised to the task's budget without a word."""
+    result = run_command(["copy-tasks", "run", "--model", "ngram_copier", "--tasks", "random_copy_10", "--limit", "2",
+                          "--gen_kwargs", "max_gen_toks=2", "--output_path", str(tmp_path / "out")], cwd=tmp_path)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stderr.count("--gen_kwargs max_gen_toks=2 is less than random_copy_10's answers may take") == 1

@@ -294,3 +294,48 @@ def test_the_leaderboard_and_the_model_cache_import_without_posix_locks():
              "import copy_tasks.report.build, copy_tasks.experiments.real_models\nprint('imported')")
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
     assert result.returncode == 0 and result.stdout.strip() == "imported", result.stderr
+
+
+def test_a_predict_only_run_is_refused_and_nothing_is_written(tmp_path, capsys):
+    """Issue 51: the leaderboard over a `--predict_only` run said "0 rows added" and wrote an
+    empty board with exit status 0."""
+    write_results(tmp_path / "run", "gemma", {"random_copy_10": {"bypass": 999, "bypass_stderr": "N/A"}})
+    with pytest.raises(SystemExit) as stop:
+        leaderboard_main([str(tmp_path / "run"), "--out", str(tmp_path / "board")])
+    assert stop.value.code == 1
+    error = capsys.readouterr().err
+    assert "holds predictions only (lm-eval --predict_only): no scores to add" in error
+    assert "nothing was written" in error and not (tmp_path / "board").exists()
+
+
+def test_a_leaderboard_csv_that_is_a_symlink_is_refused_and_left_as_it_is(tmp_path, capsys):
+    """Issue 51: a `leaderboard.csv` that is a symbolic link was replaced by a regular file
+    without a word; no command overwrites a file behind a link."""
+    write_results(tmp_path / "run", "gemma", GEMMA_SCORES)
+    build_leaderboard([tmp_path / "run"], tmp_path / "board")
+    elsewhere = tmp_path / "kept.csv"
+    (tmp_path / "board" / "leaderboard.csv").rename(elsewhere)
+    (tmp_path / "board" / "leaderboard.csv").symlink_to(elsewhere)
+    before = elsewhere.read_bytes()
+    with pytest.raises(SystemExit) as stop:
+        leaderboard_main([str(tmp_path / "run"), "--out", str(tmp_path / "board")])
+    assert stop.value.code == 2
+    assert "leaderboard.csv (a symbolic link: only a regular file this command wrote is replaced" in \
+        capsys.readouterr().err
+    assert (tmp_path / "board" / "leaderboard.csv").is_symlink() and elsewhere.read_bytes() == before
+
+
+def test_one_run_scored_twice_with_other_values_names_both_files_and_what_to_do(tmp_path, capsys):
+    """Issue 51: a folder holding a run and its re-scored copy: the error named both files by
+    one basename and advised --replace, which failed with the same message."""
+    first = write_results(tmp_path / "runs" / "run", "gemma", GEMMA_SCORES)
+    changed = {task: {**metrics, "exact_match": 0.0} for task, metrics in GEMMA_SCORES.items()}
+    second = write_results(tmp_path / "runs" / "rescored", "gemma", changed)
+    assert first.name == second.name
+    for replace in ([], ["--replace"]):
+        with pytest.raises(SystemExit) as stop:
+            leaderboard_main([str(tmp_path / "runs"), "--out", str(tmp_path / "board"), *replace])
+        assert stop.value.code == 2
+        error = capsys.readouterr().err
+        assert str(first) in error and str(second) in error and "give the leaderboard one of them" in error
+        assert "--replace to take" not in error and not (tmp_path / "board").exists()

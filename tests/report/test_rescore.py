@@ -218,3 +218,14 @@ def test_a_rescored_tasks_family_group_is_aggregated_again_as_lm_eval_aggregates
         assert group["exact_match_stderr,none"] == pytest.approx(sum(value ** 2 for value in stderrs) ** 0.5
                                                                  / len(tasks))
         assert group["sample_len"] == as_run[table]["dup_ngram_copy"]["sample_len"]
+
+
+def test_a_run_without_samples_is_refused_naming_log_samples(tmp_path):
+    """Issue 51: rescoring a run without samples said "0 generation tasks re-scored" and copied
+    its results as they were."""
+    source = published_gemma_run(tmp_path)
+    for path in source.parent.glob("samples_*.jsonl"):
+        path.unlink()
+    with pytest.raises(RescoreRefused, match="no samples file for .*run again with --log_samples"):
+        rescore_run(source, tmp_path / "out")
+    assert not (tmp_path / "out").exists()

@@ -114,11 +114,11 @@ def test_a_users_max_gen_toks_is_shown_as_the_budgets_really_sent(tmp_path):
     assert row["flags"] == 'max_gen_toks_sent=100;gen_kwargs={"temperature": "0"}'
 
 
-def test_predict_only_results_are_left_out_with_a_note(tmp_path):
-    write_results(tmp_path / "in", "gemma", {"phonebook_copy_20": {"bypass": 999, "bypass_stderr": "N/A"}})
+def test_predict_only_results_are_skipped_with_a_note(tmp_path):
+    predictions = write_results(tmp_path / "in", "gemma", {"phonebook_copy_20": {"bypass": 999, "bypass_stderr": "N/A"}})
     write_results(tmp_path / "in", "smollm", {"phonebook_copy_20": {"exact_match": 0.5}}, date="2026-11-02T10:00:00")
     report = build_leaderboard([tmp_path / "in"], tmp_path / "out")
     assert [row["model"] for row in read_rows(tmp_path / "out")] == ["smollm"]
     assert [problem.message for problem in report.problems] == [
-        "holds predictions only (lm-eval --predict_only: no scores); left out"]
-    assert report.skipped_files == []
+        "holds predictions only (lm-eval --predict_only): no scores to add; run it without --predict_only; skipped"]
+    assert [problem.path for problem in report.skipped_files] == [str(predictions)]  # exit status 1
