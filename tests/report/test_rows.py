@@ -115,7 +115,8 @@ def test_a_users_max_gen_toks_is_shown_as_the_budgets_really_sent(tmp_path):
 
 
 def test_predict_only_results_are_skipped_with_a_note(tmp_path):
-    predictions = write_results(tmp_path / "in", "gemma", {"phonebook_copy_20": {"bypass": 999, "bypass_stderr": "N/A"}})
+    predictions = write_results(tmp_path / "in", "gemma",
+                                {"phonebook_copy_20": {"bypass": 999, "bypass_stderr": "N/A"}})
     write_results(tmp_path / "in", "smollm", {"phonebook_copy_20": {"exact_match": 0.5}}, date="2026-11-02T10:00:00")
     report = build_leaderboard([tmp_path / "in"], tmp_path / "out")
     assert [row["model"] for row in read_rows(tmp_path / "out")] == ["smollm"]
