@@ -7,6 +7,10 @@
 2. The published generation samples of a model (`leaderboard/results/<model>`, by default Gemma
    3 270M): each recorded answer cut where its row would stop, re-scored; its tokens before and
    after, in the model's tokenizer where `--tokenizer` gives it (else characters).
+3. A scripted model under a byte-fallback tokenizer writing right answers in multi-byte
+   characters (`copy_tasks.probes.conformance.MULTIBYTE_WRITINGS`), at batch 4: tokens decoded a
+   doc and verdicts against the finished answers', under the rule before issue 51 (one U+FFFD
+   dropped from a row's end) and the present one (the whole trailing run), side by side.
 
     python benchmarks/bench_generation_stops.py [--tokenizer ~/.cache/copy_tasks/models/gemma-3-270m]
 """
@@ -124,6 +128,82 @@ def published_table(model: str, tokenizer_folder: str | None) -> None:
         print(f"| {name} | {samples} | {recorded} | {kept} | {equal} of {samples} |")
 
 
+def one_replacement_dropped(text: str, cleans_up_spaces: bool) -> str:
+    """The rule before issue 51: one trailing U+FFFD dropped (a byte-fallback decoder writes one
+    a byte of an unfinished character)."""
+    from copy_tasks.harness.answer_stops import REPLACEMENT
+
+    text = text.removesuffix(REPLACEMENT)
+    if cleans_up_spaces:
+        text = text[:max((i for i, char in enumerate(text) if char.isspace()), default=0)]
+    return text
+
+
+def run_scripted(folder: Path, tasks: list[str], docs: int, rule) -> dict:
+    """The scripted model's run at batch 4 under `rule` (`lasting_text` or the old one)."""
+    import lm_eval
+
+    import copy_tasks
+    from copy_tasks.harness import answer_stops
+
+    lm = counting_hflm()(pretrained=str(folder), device="cpu", batch_size=4)
+    lm.rows, lm.steps = [], []
+    original, answer_stops.lasting_text = answer_stops.lasting_text, rule
+    try:
+        results = lm_eval.simple_evaluate(model=lm, tasks=tasks, limit=docs, log_samples=True,
+                                          task_manager=copy_tasks.task_manager(metadata={
+                                              "copy_tasks_docs": docs, "copy_tasks_mqar_format": "zoology"}))
+    finally:
+        answer_stops.lasting_text = original
+    return {"rows": lm.rows, "samples": results["samples"]}
+
+
+def byte_fallback_table(docs: int) -> None:
+    from copy_tasks.experiments.tiny_models import build_byte_fallback_tokenizer
+    from copy_tasks.harness.answer_stops import lasting_text
+    from copy_tasks.models.scripted_hf import write_scripted_model
+    from copy_tasks.probes.conformance import MULTIBYTE_OPTIONS, MULTIBYTE_WRITINGS
+    from copy_tasks.probes.families import family_named, parse_task_name
+    from copy_tasks.probes.public_scorer import cut_at_stops
+    from copy_tasks.probes.task_docs import generate_docs
+
+    tokenizer = build_byte_fallback_tokenizer()
+    script, answer_tokens = {}, {}
+    for name, write in MULTIBYTE_WRITINGS.items():
+        family, _, length = parse_task_name(name)
+        questions = [question for doc in generate_docs(family, length, 1234, docs, MULTIBYTE_OPTIONS.get(family, ()))
+                     for question in family_named(family).request_docs(doc)]
+        script.update({question["prompt"]: write(question["continuation"]) for question in questions})
+        stops = family_named(family).stop_sequences  # the written answer as lm-eval returns it: its tokens
+        answer_tokens[name] = sum(len(tokenizer.encode(cut_at_stops(write(question["continuation"]), stops),
+                                                       add_special_tokens=False))
+                                  for question in questions) / len(questions)
+
+    def right(samples, name) -> str:
+        family = family_named(name.rsplit("_", 1)[0])
+        equal = 0
+        for sample in samples:
+            whole = [cut_at_stops(MULTIBYTE_WRITINGS[name](question["continuation"]), family.stop_sequences)
+                     for question in family.request_docs(sample["doc"])]
+            expected = family.score_generations(whole, sample["doc"])
+            equal += all(sample[metric] == value for metric, value in expected.items())
+        return f"{equal} of {len(samples)}"
+
+    with tempfile.TemporaryDirectory() as folder:
+        model = write_scripted_model(Path(folder) / "scripted", tokenizer, script)
+        print(f"## Multi-byte answers under a byte-fallback tokenizer (scripted model, lm-eval hf, batch 4, {docs} "
+              "docs a task)")
+        print("| task | written answer's tokens | tokens a doc, old rule | present rule | present / (answer + 1) | "
+              "finished verdicts, old rule | present rule |")
+        print("|---|---|---|---|---|---|---|")
+        for name in MULTIBYTE_WRITINGS:
+            old, new = (run_scripted(model, [name], docs, rule) for rule in (one_replacement_dropped, lasting_text))
+            mean = lambda values: sum(values) / len(values)  # noqa: E731
+            ratio = mean(new["rows"]) / (answer_tokens[name] + 1)
+            print(f"| {name} | {answer_tokens[name]:.1f} | {mean(old['rows']):.1f} | {mean(new['rows']):.1f} | "
+                  f"{ratio:.2f} | {right(old['samples'][name], name)} | {right(new['samples'][name], name)} |")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--docs", type=int, default=8)
@@ -133,6 +213,8 @@ def main(argv: list[str] | None = None) -> None:
     tiny_model_table(args.docs)
     print()
     published_table(args.model, args.tokenizer)
+    print()
+    byte_fallback_table(args.docs)
 
 
 if __name__ == "__main__":

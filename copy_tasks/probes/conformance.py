@@ -164,6 +164,35 @@ STYLES: dict[str, Style] = {
 }
 
 
+def spaced_by_ideographic_space(answer: str) -> str:
+    """A lookup's letters `' r u j z'` as `' r\\u3000u\\u3000j\\u3000z'`.
+
+    >>> spaced_by_ideographic_space(" r u j z")
+    ' r\u3000u\u3000j\u3000z'
+    """
+    return answer[:1] + answer[1:].replace(" ", "\u3000")
+
+
+FULL_WIDTH_DIGITS = str.maketrans("0123456789", "".join(chr(0xFF10 + digit) for digit in range(10)))
+
+# Answers in multi-byte characters, for a model whose tokenizer writes them byte by byte (byte
+# fallback: `models.scripted_hf`): task -> how a question's right continuation is written. Each
+# must get the verdict of the finished text whatever the batch (`harness.answer_stops` stopped a
+# row after the first byte of a character). All right but the full-width digits, which are not
+# the number's digits.
+MULTIBYTE_WRITINGS: dict[str, Callable[[str], str]] = {
+    "mqar_8": lambda answer: answer + "\n",  # in Zoology's format the value is a Hangul syllable
+    "lookup_suffix_20": spaced_by_ideographic_space,
+    "lookup_prefix_20": spaced_by_ideographic_space,
+    "random_copy_10": lambda answer: answer + "\n\u3000",
+    "phonebook_copy_10": lambda answer: answer + "\u3000",
+    "passkey_recall_100": lambda answer: answer + "\u00a0more",
+    "phonebook_query_first_10": lambda answer: answer.translate(FULL_WIDTH_DIGITS) + "\n",
+    "dup_ngram_copy_2": lambda answer: answer + "\u00a0\n",
+}
+MULTIBYTE_OPTIONS = {"mqar": (("fmt", "zoology"),)}  # the family options their docs are drawn with
+
+
 def style_named(name: str) -> Style:
     if name not in STYLES:
         raise ValueError(f"style={name!r}: allowed are {', '.join(STYLES)}")

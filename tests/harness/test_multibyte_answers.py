@@ -4,41 +4,23 @@ judges a row on a character not yet whole, so every verdict is the finished answ
 batch 1 and 4 (issue 51: a row was judged settled after the first byte of a character, and
 lm-eval decoded the partial bytes as U+FFFD).
 
-A scripted model (`scripted_hf`) writes, after each prompt, a right answer in one of the ways
+A scripted model (`copy_tasks.models.scripted_hf`) writes, after each prompt, a right answer in one of the ways
 below; the finished answer's verdict is what our scorer gives the whole text it writes."""
 
 from __future__ import annotations
 
 import pytest
-from scripted_hf import write_scripted_model
 
 import copy_tasks
 from copy_tasks.experiments.tiny_models import build_byte_fallback_tokenizer
+from copy_tasks.models.scripted_hf import write_scripted_model
+from copy_tasks.probes.conformance import MULTIBYTE_OPTIONS as OPTIONS
+from copy_tasks.probes.conformance import MULTIBYTE_WRITINGS as WRITINGS
 from copy_tasks.probes.families import family_named
 from copy_tasks.probes.public_scorer import cut_at_stops
 from copy_tasks.probes.task_docs import generate_docs
 
 DOCS, SEED = 3, 1234
-FULL_WIDTH = str.maketrans("0123456789", "".join(chr(0xFF10 + digit) for digit in range(10)))
-
-
-def spaced_by_ideographic_space(answer: str) -> str:
-    """A lookup's letters `' r u j z'` as `' r\\u3000u\\u3000j\\u3000z'`."""
-    return answer[:1] + answer[1:].replace(" ", "\u3000")
-
-
-# task -> how the model writes a question's continuation (the right answer), in multi-byte characters
-WRITINGS = {
-    "mqar_8": lambda answer: answer + "\n",  # Zoology's format: the value a Hangul syllable
-    "lookup_suffix_20": spaced_by_ideographic_space,
-    "lookup_prefix_20": spaced_by_ideographic_space,
-    "random_copy_10": lambda answer: answer + "\n\u3000",
-    "phonebook_copy_10": lambda answer: answer + "\u3000",
-    "passkey_recall_100": lambda answer: answer + "\u00a0more",
-    "phonebook_query_first_10": lambda answer: answer.translate(FULL_WIDTH) + "\n",
-    "dup_ngram_copy_2": lambda answer: answer + "\u00a0\n",
-}
-OPTIONS = {"mqar": (("fmt", "zoology"),)}
 METADATA = {"copy_tasks_docs": DOCS, "copy_tasks_mqar_format": "zoology"}
 
 

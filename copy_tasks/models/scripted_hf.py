@@ -2,7 +2,10 @@
 script it writes the script's token ids, then EOS. Where the `scripted` backend
 (`copy_tasks.models.scripted_lm`) stands in for a whole lm-eval model, this one goes through
 `hf` itself: its batching and left padding, transformers' `generate`, the tokenizer's decoder,
-and our early stop (`copy_tasks.harness.answer_stops`), which only `hf` runs.
+and our early stop (`copy_tasks.harness.answer_stops`), which only `hf` runs. The conformance
+battery's multi-byte answers (`copy_tasks.probes.conformance.MULTIBYTE_WRITINGS`) run through it
+under a byte-fallback tokenizer (`copy_tasks.experiments.tiny_models.build_byte_fallback_tokenizer`);
+importing this module registers its model type with transformers' Auto classes.
 
 `write_scripted_model(folder, tokenizer, script)` saves it with its tokenizer; `script` maps
 each prompt (as lm-eval passes it to the model) to the text written after it. A row is matched
@@ -19,7 +22,7 @@ import torch
 from transformers import AutoConfig, AutoModelForCausalLM, GenerationMixin, PretrainedConfig, PreTrainedModel
 from transformers.modeling_outputs import CausalLMOutput
 
-MODEL_TYPE = "copy_tasks_test_scripted_hf"
+MODEL_TYPE = "copy_tasks_scripted_hf"
 
 
 class ScriptedHFConfig(PretrainedConfig):
