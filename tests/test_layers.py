@@ -121,8 +121,8 @@ def test_no_module_imports_itself_back_through_others():
 # and the model types `copy-tasks train` builds that transformers lacks (their training is in experiments)
 BACKENDS_AND_REFERENCE_MODELS = {"__init__", "answers", "banded_attention", "bounded_number", "bounded_pairs",
                                  "bounded_phonebook", "bounded_readers", "bounded_state", "fast_hf", "sliding_cache",
-                                 "ngram_copier", "reference_lm", "scripted_lm", "hard_alibi", "lstm_lm",
-                                 "trained_architectures"}
+                                 "ngram_copier", "reference_lm", "scripted_lm", "scripted_hf", "hard_alibi", "lstm_lm",
+                                 "conv_attention", "left_padding", "trained_architectures"}
 
 
 def test_models_holds_lm_eval_backends_reference_models_and_model_types_only():
@@ -283,6 +283,7 @@ OTHER_LIBRARIES_PRIVATE_NAMES = {
     "_exit": "os._exit: a forked test command ends without running the test process's exit handlers",
     "_showwarnmsg_impl": "warnings' printer, reset in a forked test command as a fresh interpreter has it",
     "_filters_mutated": "warnings' cache of its filters, cleared with them in a forked test command",
+    "_setup_cache": "transformers' RecurrentGemma allocates the states it keeps in its layers there (cache_memory)",
 }
 # The functions of lm-eval's that copy-tasks overrides or wraps: their arguments are read by name
 # in the adapter only (`build_all_requests_arguments`, `evaluate_model_and_tasks`, ...).

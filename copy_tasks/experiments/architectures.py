@@ -106,10 +106,10 @@ def parameters(model) -> int:
     return sum(parameter.numel() for parameter in model.parameters())
 
 
-def state_bits(model) -> int | None:
-    """The bits of a recurrent model's state at float32 (`copy_tasks.harness.state_size`: for
-    Mamba-2 its SSM and convolution states, for the LSTM the hidden and cell vectors of every
-    layer), None for a transformer."""
-    from copy_tasks.harness.state_size import state_bits as bits_of_config
+def memory(model):
+    """What the model keeps of a prompt (`copy_tasks.harness.state_size`): measured from its cache,
+    or by hand for our LSTM and conv-then-attention, at float32."""
+    from copy_tasks.harness.cache_memory import measure_memory
+    from copy_tasks.harness.state_size import hand_count
 
-    return bits_of_config(model.config)
+    return hand_count(model.config, model.dtype) or measure_memory(model)

@@ -104,7 +104,7 @@ def train(architecture: str, task: str, seed: int, recipe: Recipe, out: Path, pr
     import torch
     from tqdm import tqdm
 
-    from copy_tasks.experiments.architectures import build_model, parameters, state_bits
+    from copy_tasks.experiments.architectures import build_model, memory, parameters
 
     declared = TRAINING_TASKS[task]
     tokenizer = tokenizer_for(task)
@@ -159,9 +159,17 @@ def train(architecture: str, task: str, seed: int, recipe: Recipe, out: Path, pr
     return {"architecture": architecture, "task": task, "seed": seed, "width": width,
             "hidden_size": model.config.hidden_size, "parameters": parameters(model),
             "final_loss": loss.item(), "seconds": time.perf_counter() - started, "examples": seen,
-            "checkpoints": checkpoints, "state_bits": state_bits(model),
+            "checkpoints": checkpoints, **memory_columns(memory(model)),
             "started_from": None if started_from is None else started_from.relative_to(out).as_posix(),
             "loss_curve": curve}
+
+
+def memory_columns(kept) -> dict:
+    """A training summary's `state_bits` (what does not grow: None where nothing is fixed, as for a
+    plain transformer) and `state_bits_per_token` (what grows)."""
+    if kept is None:
+        return {"state_bits": None, "state_bits_per_token": None}
+    return {"state_bits": kept.state_bits or None, "state_bits_per_token": kept.bits_per_token}
 
 
 def save(model, tokenizer, folder: Path) -> None:

@@ -56,7 +56,7 @@ from copy_tasks.harness.lm_eval_internals import (
     without_request_cache,
 )
 from copy_tasks.harness.model_info import model_type_of, positions_of, prepared_source
-from copy_tasks.harness.state_size import state_bits_of
+from copy_tasks.harness.state_size import architecture_label, memory_of
 from copy_tasks.probes.decoding import non_greedy
 from copy_tasks.probes.families import family_named
 from copy_tasks.probes.options import Recorded, UserError
@@ -163,8 +163,12 @@ class CopyTask(ConfigurableTask):
         self.limits = backend_limits(lm)
         self.register_row = register_rows(lm)
         self.overflow, self.budgets, self.prompt_tokens = {}, set(), {}
-        self.config.metadata.update({Recorded.MODEL_TYPE: model_type_of(lm), Recorded.POSITIONS: positions_of(lm),
-                                     Recorded.STATE_BITS: state_bits_of(lm)})
+        memory, model_type, positions = memory_of(lm), model_type_of(lm), positions_of(lm)
+        self.config.metadata.update({
+            Recorded.MODEL_TYPE: model_type, Recorded.POSITIONS: positions,
+            Recorded.STATE_BITS: None if memory is None else memory.state_bits,
+            Recorded.STATE_BITS_PER_TOKEN: None if memory is None else memory.bits_per_token,
+            Recorded.ARCHITECTURE: architecture_label(memory, model_type, positions)})
 
     def metric_names(self) -> list[str]:
         """The metrics this task reports (its YAML's metric_list)."""

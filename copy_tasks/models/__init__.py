@@ -1,9 +1,11 @@
 """The models layer: lm-eval backends (`reference_lm`: the reference models; `scripted_lm`: the
-conformance battery's model; `fast_hf` with `banded_attention` and `sliding_cache`), the analytic
+conformance battery's model, and `scripted_hf`, its multi-byte answers through lm-eval's `hf`;
+`fast_hf` with `banded_attention` and `sliding_cache`), the analytic
 reference models themselves (`ngram_copier`, `bounded_state` with its readers `bounded_number`,
 `bounded_pairs` and `bounded_phonebook`, which `bounded_readers` picks from, and `answers`, how
 they answer requests), and the model types `copy-tasks
-train` builds that transformers lacks (`hard_alibi`, `lstm_lm`, `conv_attention`, entered into its Auto classes
+train` builds that transformers lacks (`hard_alibi`, `lstm_lm`, `conv_attention`, the last two
+running their left padding on the right with `left_padding`, entered into its Auto classes
 by `trained_architectures`). Preparing models, training them and plotting are in
 `copy_tasks.experiments` and `copy_tasks.report`."""
 

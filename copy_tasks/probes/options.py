@@ -30,7 +30,9 @@ class Recorded:
     MODEL_SOURCE = "copy_tasks_model_source"  # the PyPI source of a prepared model
     MODEL_TYPE = "copy_tasks_model_type"  # the model config's model_type
     POSITIONS = "copy_tasks_positions"  # a transformer's position scheme, where its config says it
-    STATE_BITS = "copy_tasks_state_bits"  # a fixed-size state's bits (`harness.state_size`), or None
+    STATE_BITS = "copy_tasks_state_bits"  # what the model keeps that does not grow (`harness.state_size`), or None
+    STATE_BITS_PER_TOKEN = "copy_tasks_state_bits_per_token"  # what grows, per prompt token, or None
+    ARCHITECTURE = "copy_tasks_architecture"  # the label that follows from them (`state_size.architecture_label`)
     OVERFLOW_DOCS = "copy_tasks_overflow_docs"  # docs that did not fit, or "unknown"
     CONTEXT_TOKENS = "copy_tasks_context_tokens"
     CONTEXT_SOURCE = "copy_tasks_context_source"

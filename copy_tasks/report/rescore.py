@@ -35,7 +35,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from copy_tasks.harness.lm_eval_internals import results_key
+from copy_tasks.harness.lm_eval_internals import parse_results_key, results_key
 from copy_tasks.probes.families import FAMILIES, parse_task_name
 from copy_tasks.probes.family import GENERATION
 from copy_tasks.probes.options import PREFIX, RECORDED_KEYS, TASK_KEYS, Recorded, UserError, one_line_errors
@@ -262,8 +262,9 @@ def regroup(results: dict, rescored: list[str]) -> list[str]:
             continue
         for entry in (table[group] for table in (results.get("results"), results.get("groups")) if table
                       and group in table):
-            for key in [key for key in entry if "," in key and "_stderr," not in key]:
-                stderr_key = key.replace(",", "_stderr,", 1)
+            for key, (metric, filter_name) in [(key, parsed[:2]) for key in entry
+                                               if (parsed := parse_results_key(key)) and not parsed[2]]:
+                stderr_key = results_key(metric, filter_name, stderr=True)
                 tasks = [results["results"][task] for task in leaves if key in results["results"].get(task, {})]
                 if not tasks:
                     continue

@@ -31,9 +31,12 @@ PREDICT_ONLY_METRIC = "bypass"  # what lm-eval reports for --predict_only runs
 POSITION_METRICS = ("exact_match", "authors_exact_match")
 
 
-def architecture(backend: str, model_type: str | None, positions: str | None = None) -> str:
-    """The architecture family of a model, from its lm-eval backend and its config's model_type
-    (`model_types.architecture_of`), with a transformer's position scheme where it was recorded.
+def architecture(backend: str, model_type: str | None, positions: str | None = None, measured: str | None = None
+                 ) -> str:
+    """The architecture family of a model: the label its run measured (`measured`,
+    `harness.state_size.architecture_label`), else from its lm-eval backend and its config's
+    model_type (`model_types.architecture_of`), with a transformer's position scheme where it was
+    recorded.
 
     >>> architecture("hf", "mamba"), architecture("hf", "jamba"), architecture("hf", "llama")
     ('ssm', 'hybrid', 'transformer')
@@ -41,9 +44,13 @@ def architecture(backend: str, model_type: str | None, positions: str | None = N
     ('transformer (Hard-ALiBi)', 'rnn')
     >>> architecture("ngram_copier", None), architecture("vllm", None)
     ('reference model', 'unknown')
+    >>> architecture("hf", "mistral", None, measured="bounded attention")
+    'bounded attention'
     """
     if backend in REFERENCE_MODELS:
         return "reference model"
+    if measured:
+        return measured
     if backend == "mamba_ssm":
         return SSM
     found = architecture_of(model_type)
@@ -224,8 +231,10 @@ def _task_cells(path: Path, data: dict, model: str, task: str,
         "model_revision": _scalar(config.get("model_sha") or config.get("model_revision")),
         "model_source": _scalar(metadata.get(Recorded.MODEL_SOURCE)), "backend": backend,
         "dtype": str(config.get("model_dtype") or ""), "parameters": _count(config.get("model_num_parameters")) or "",
-        "architecture": architecture(backend, model_type or None, _scalar(metadata.get(Recorded.POSITIONS)) or None),
+        "architecture": architecture(backend, model_type or None, _scalar(metadata.get(Recorded.POSITIONS)) or None,
+                                     _scalar(metadata.get(Recorded.ARCHITECTURE)) or None),
         "model_type": model_type, "state_bits": _count(metadata.get(Recorded.STATE_BITS)),
+        "state_bits_per_token": _count(metadata.get(Recorded.STATE_BITS_PER_TOKEN)),
         "lm_eval_version": _scalar(data.get("lm_eval_version")),
         "copy_tasks_version": _scalar(metadata.get(Recorded.VERSION)),
         "task": task, "family": family_name, "variant": variant,

@@ -33,11 +33,14 @@ class LeaderboardRow:
                                "`transformer (Hard-ALiBi)`), `ssm`, `rnn`, `hybrid`, `reference model` or "
                                "`unknown`, from the `model_type` of the model's config")
     model_type: Cell = column("the `model_type` of the model's config")
-    state_bits: Cell = column("the bits of a fixed-size state, as the run recorded them (`copy_tasks_state_bits`: "
-                              "from the config of a Mamba, Mamba-2, RWKV or LSTM, each part of its state at the "
-                              "width its cache keeps it, or an analytic model's budget); empty for a model whose "
-                              "memory grows with the prompt "
-                              "(a transformer) or whose state size is not known", numeric=True)
+    state_bits: Cell = column("the bits the model keeps that do not grow with the prompt, as the run recorded them "
+                              "(`copy_tasks_state_bits`: measured from its cache, at the width each tensor is kept "
+                              "in: recurrent states, convolution inputs, full sliding windows; by hand for our LSTM "
+                              "and conv-then-attention; an analytic model's budget); 0 for a plain transformer, "
+                              "empty where the run could not tell", numeric=True)
+    state_bits_per_token: Cell = column("the bits it keeps per token of the prompt (full attention's keys and values; "
+                                        "`copy_tasks_state_bits_per_token`); 0 for a fixed state, empty where the "
+                                        "run could not tell", numeric=True)
     lm_eval_version: Cell = column("lm-eval's version in the run")
     copy_tasks_version: Cell = column("copy-tasks' version in the run")
     task: str = column("the lm-eval task, `<family>[_tf]_<length>`")
@@ -67,16 +70,17 @@ class LeaderboardRow:
         return asdict(self)
 
 
-SCHEMA_VERSION = "3"
+SCHEMA_VERSION = "4"
 
 
-# Schema 1 had no `name`, schema 2 no `state_bits`: a build reads such a CSV and writes it back
-# as schema 3.
-ADDED_IN_SCHEMA = {"name": "2", "state_bits": "3"}
+# Schema 1 had no `name`, schema 2 no `state_bits`, schema 3 no `state_bits_per_token`: a build
+# reads such a CSV and writes it back as schema 4.
+ADDED_IN_SCHEMA = {"name": "2", "state_bits": "3", "state_bits_per_token": "4"}
 
 
 UPGRADABLE_SCHEMAS = {version: tuple(entry.name for entry in fields(LeaderboardRow)
-                                     if ADDED_IN_SCHEMA.get(entry.name, "1") <= version) for version in ("1", "2")}
+                                     if ADDED_IN_SCHEMA.get(entry.name, "1") <= version)
+                      for version in ("1", "2", "3")}
 
 
 COLUMNS = ("schema_version", *(entry.name for entry in fields(LeaderboardRow)))
@@ -93,7 +97,8 @@ def column_table() -> str:
     """
     lines = ["| column | holds |", "|---|---|",
              f"| `schema_version` | the CSV's schema, `{SCHEMA_VERSION}`; a build upgrades a CSV of schema 1 (which "
-             "had no `name` and no `state_bits`) or 2 (no `state_bits`) and refuses any other |"]
+             "had no `name`, `state_bits` or `state_bits_per_token`), 2 (no `state_bits` or "
+             "`state_bits_per_token`) or 3 (no `state_bits_per_token`) and refuses any other |"]
     for entry in fields(LeaderboardRow):
         meaning = entry.metadata["meaning"].replace("|", "\\|")  # a `|` would end the Markdown cell
         lines.append(f"| `{entry.name}` | {meaning} |")

@@ -137,11 +137,12 @@ def read_csv(path: Path) -> list[dict]:
 
 def upgraded(row: dict) -> dict:
     """A row of an older schema as a row of this one (schema 1 had no `name`: the default;
-    schemas 1 and 2 no `state_bits`: empty, as a run that recorded none).
+    schemas 1 and 2 no `state_bits`, 1 to 3 no `state_bits_per_token`: empty, as a run that
+    recorded none).
 
     >>> row = upgraded({**{c: "" for c in UPGRADABLE_SCHEMAS["1"]}, "schema_version": "1", "model": "/m/gemma"})
-    >>> row["schema_version"], row["name"], row["state_bits"], list(row)[:4]
-    ('3', 'gemma', '', ['schema_version', 'run', 'model', 'name'])
+    >>> row["schema_version"], row["name"], row["state_bits"], row["state_bits_per_token"], list(row)[:4]
+    ('4', 'gemma', '', '', ['schema_version', 'run', 'model', 'name'])
     """
     cells = {**row, "schema_version": SCHEMA_VERSION}
     cells.setdefault("name", spreadsheet_safe(default_name(as_written(row["model"]))))

@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import torch
 
-from copy_tasks.experiments.architectures import build_model, parameters, state_bits
+from copy_tasks.experiments.architectures import build_model, memory, parameters
 from copy_tasks.experiments.recipes import MAMBA2_STATES, PAPER_ARCHITECTURES, RECIPES
 from copy_tasks.experiments.training_data import char_tokenizer
 
@@ -32,13 +32,19 @@ def test_nope_has_no_position_information_and_rope_has():
         assert same == invariant, architecture
 
 
-def test_state_bits_hand_worked():
+def test_memory_hand_worked():
+    """Mamba-2 (2 layers, 2 heads of 32, state 64; a convolution of kernel 4 over 64 + 2 x 64
+    channels, all 4 inputs kept) measured from its cache; the LSTM's h and c by hand; a
+    transformer keeps a key and a value a layer a token."""
     mamba = build_model("mamba2", QUICK, char_tokenizer(), 0)
-    config = mamba.config  # 2 layers, 2 heads of width 32, state 64, conv kernel 4, 64 + 128 conv channels
+    config = mamba.config
     assert (config.num_hidden_layers, config.num_heads, config.head_dim, config.state_size) == (2, 2, 32, 64)
-    assert state_bits(mamba) == 32 * (2 * 2 * 32 * 64 + 2 * 3 * (2 * 32 + 2 * 64)) == 299_008
-    assert state_bits(build_model("lstm", QUICK, char_tokenizer(), 0)) == 32 * 2 * 2 * 32  # h and c, 2 layers of 32
-    assert state_bits(build_model("transformer-hard-alibi", QUICK, char_tokenizer(), 0)) is None
+    assert memory(mamba).state_bits == 32 * (2 * 2 * 32 * 64 + 2 * 4 * (2 * 32 + 2 * 64)) == 311_296
+    assert memory(build_model("lstm", QUICK, char_tokenizer(), 0)).state_bits == 32 * 2 * 2 * 32  # 2 layers of 32
+    hard_alibi = memory(build_model("transformer-hard-alibi", QUICK, char_tokenizer(), 0))
+    assert (hard_alibi.state_bits, hard_alibi.bits_per_token) == (0, 32 * 2 * 2 * 32)
+    conv = memory(build_model("transformer-conv", QUICK, char_tokenizer(), 0))
+    assert (conv.state_bits, conv.bits_per_token, conv.label) == (32 * 2 * 2 * 32, 32 * 2 * 2 * 32, "transformer")
 
 
 def test_mamba2s_state_size_is_its_names_and_the_recipe_ties_the_heads_it_names():

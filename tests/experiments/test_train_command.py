@@ -109,7 +109,7 @@ def test_without_models_or_tasks_a_run_trains_its_recipes_own(tmp_path, no_train
     monkeypatch.setattr(train_command, "run", lambda *arguments: asked.append(arguments[2:5:2]))
     train_main(["--out", str(tmp_path / "grid"), "--recipe", "mqar"])
     train_main(["--out", str(tmp_path / "paper"), "--recipe", "full"])
-    assert asked == [(("transformer-rope", "mamba2", "lstm"), ("mqar",)),
+    assert asked == [(tuple(RECIPES["mqar"].architectures), ("mqar",)),
                      (tuple(RECIPES["full"].architectures), tuple(PAPER_TASKS))]
 
 

@@ -77,7 +77,9 @@ def test_an_lm_object_from_python_records_its_model_and_the_docs_that_ran(hf_run
     for task in PHONE_BOOKS + SCORED:
         metadata = results["configs"][task]["metadata"]
         assert metadata["copy_tasks_model_type"] == "gpt_neox"
-        assert metadata["copy_tasks_state_bits"] is None  # a transformer's memory grows with its prompt
+        # a transformer keeps nothing fixed; a key and a value of 32 numbers a token in each of its 2 layers
+        assert (metadata["copy_tasks_state_bits"], metadata["copy_tasks_state_bits_per_token"]) == (0, 2 * 2 * 32 * 32)
+        assert metadata["copy_tasks_architecture"] == "transformer (RoPE)"
         assert (metadata["copy_tasks_context_tokens"], metadata["copy_tasks_context_source"]) == (
             CONTEXT, "RecordingHFLM's max_length")
         # --limit 4: the count is over the 4 docs that ran, not the task's 200

@@ -13,8 +13,7 @@ import math
 import pytest
 import torch
 
-from copy_tasks.harness.state_size import state_bits
-from copy_tasks.models.left_padding import shift_rows
+from copy_tasks.harness.state_size import hand_count
 from copy_tasks.models.lstm_lm import MODEL_TYPE, LstmConfig, LstmForCausalLM
 
 VOCAB = 7
@@ -97,14 +96,6 @@ def test_a_rows_logits_do_not_depend_on_its_left_padding(model):
     assert not torch.allclose(unmasked[2:], alone, atol=1e-3)  # read as tokens, the padding would matter
 
 
-def test_shift_rows_rolls_each_row_of_a_3d_tensor_and_back():
-    values = torch.tensor([[[1, 10], [2, 20], [3, 30]], [[4, 40], [5, 50], [6, 60]]])
-    shifts = torch.tensor([2, 0])
-    rolled = shift_rows(values, shifts)
-    assert rolled.tolist() == [[[3, 30], [1, 10], [2, 20]], [[4, 40], [5, 50], [6, 60]]]
-    assert torch.equal(shift_rows(rolled, -shifts), values)
-
-
 def test_a_saved_model_loads_as_the_same_model(model, tmp_path):
     model.save_pretrained(tmp_path)
     saved = json.loads((tmp_path / "config.json").read_text())
@@ -158,7 +149,8 @@ def test_a_left_padded_row_generates_as_if_alone(model):
 @pytest.mark.parametrize("layers, hidden, bits", [(4, 256, 65536), (2, 8, 1024), (1, 1, 64)])
 def test_state_bits_count_hidden_and_cell_floats_of_every_layer(layers, hidden, bits):
     """32 bits x (hidden + cell) x layers x hidden size: 32 x 2 x 4 x 256 = 65,536 by default."""
-    assert state_bits(LstmConfig(hidden_size=hidden, num_hidden_layers=layers)) == bits
+    memory = hand_count(LstmConfig(hidden_size=hidden, num_hidden_layers=layers), "float32")
+    assert (memory.state_bits, memory.bits_per_token, memory.label) == (bits, 0, "rnn")
 
 
 def test_logits_to_keep_gives_the_last_positions_logits_whatever_the_left_padding(model):

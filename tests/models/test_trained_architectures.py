@@ -12,7 +12,7 @@ from conftest import offline_env
 
 from copy_tasks.experiments.recipes import ARCHITECTURES
 from copy_tasks.harness.lm_eval_internals import HF_BACKEND_MODULE
-from copy_tasks.harness.state_size import state_bits_of
+from copy_tasks.harness.state_size import memory_of
 
 LOAD_WITHOUT_OUR_CODE = """
 import sys
@@ -42,9 +42,12 @@ def test_lm_eval_loads_each_saved_architecture_as_trained(trained):
         lm = HFLM(pretrained=str(out / "copy" / architecture / "seed-0" / "final"), device="cpu", batch_size=1)
         with torch.no_grad():
             assert torch.allclose(lm.model(tokens).logits, logits[architecture], atol=1e-5), architecture
-        # what a run records of the loaded model is what the training counted (None: a transformer)
-        assert state_bits_of(lm) == summaries[architecture]["state_bits"], architecture
+        # what a run records of the loaded model is what the training counted (None: nothing fixed)
+        kept = memory_of(lm)
+        assert (kept.state_bits or None, kept.bits_per_token) == (summaries[architecture]["state_bits"],
+                                                                 summaries[architecture]["state_bits_per_token"])
     assert summaries["lstm"]["state_bits"] and summaries["mamba2"]["state_bits"]
+    assert summaries["transformer-rope"]["state_bits_per_token"] and not summaries["lstm"]["state_bits_per_token"]
 
 
 @pytest.mark.parametrize("architecture, model_type", [("transformer-hard-alibi", "copy_tasks_hard_alibi"),

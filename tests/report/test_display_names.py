@@ -17,7 +17,7 @@ from copy_tasks.report.build import build_leaderboard
 from copy_tasks.report.build import main as leaderboard_main
 from copy_tasks.report.display_names import NameRule, default_name, is_local_path, name_rule, names_of_models
 from copy_tasks.report.plots import family_figure, model_styles
-from copy_tasks.report.schema import UPGRADABLE_SCHEMAS
+from copy_tasks.report.schema import SCHEMA_VERSION, UPGRADABLE_SCHEMAS
 from copy_tasks.report.series import latest_runs
 from copy_tasks.report.table import LeaderboardFileError
 
@@ -148,7 +148,7 @@ def test_a_schema_1_csv_is_upgraded_with_every_row_kept(tmp_path):
     write_results(tmp_path / "new", "smollm2", GOOD, date="2026-11-05T10:00:00")
     build_leaderboard([tmp_path / "new"], tmp_path / "out")
     rows = read_rows(tmp_path / "out")
-    assert {row["schema_version"] for row in rows} == {"3"}
+    assert {row["schema_version"] for row in rows} == {SCHEMA_VERSION}
     assert {(row["model"], row["name"]) for row in rows} == {(CACHE_PATH, "gemma-3-270m"), ("smollm2", "smollm2")}
     kept = [{key: value for key, value in row.items() if key not in ("schema_version", "name")}
             for row in rows if row["model"] == CACHE_PATH]

@@ -195,13 +195,15 @@ def test_a_rescored_tasks_family_group_is_aggregated_again_as_lm_eval_aggregates
     (`phonebook_copy` 1.0 while its tasks then averaged 0.909)."""
     from conftest import run_command
 
+    EXACT, EXACT_STDERR = results_key("exact_match"), results_key("exact_match", stderr=True)  # noqa: N806
+
     run = tmp_path / "run"
     result = run_command(["copy-tasks", "run", "--model", "ngram_copier", "--tasks", "dup_ngram_copy", "--limit", "2",
                           "--output_path", str(run), "--log_samples"], cwd=tmp_path)
     assert result.returncode == 0, result.stderr[-2000:]
     (source,) = run.rglob("results_*.json")
     as_run = json.loads(source.read_text())
-    assert as_run["results"]["dup_ngram_copy"]["exact_match,none"] == 1.0
+    assert as_run["results"]["dup_ngram_copy"][EXACT] == 1.0
     # One answer of dup_ngram_copy_1 stored wrong (as a version whose rule read it otherwise would have it)
     (samples_path,) = source.parent.glob("samples_dup_ngram_copy_1_*.jsonl")
     samples = [json.loads(line) for line in samples_path.read_text().splitlines()]
@@ -210,12 +212,12 @@ def test_a_rescored_tasks_family_group_is_aggregated_again_as_lm_eval_aggregates
     rescore_run(source, tmp_path / "rescored")
     results = json.loads((tmp_path / "rescored" / source.name).read_text())
     tasks = results["group_subtasks"]["dup_ngram_copy"]
-    assert results["results"]["dup_ngram_copy_1"]["exact_match,none"] == 0.5
+    assert results["results"]["dup_ngram_copy_1"][EXACT] == 0.5
     for table in ("results", "groups"):
         group = results[table]["dup_ngram_copy"]
-        assert group["exact_match,none"] == pytest.approx(1 - 0.5 / len(tasks))  # the mean of its tasks, each 2 docs
-        stderrs = [results["results"][task]["exact_match_stderr,none"] for task in tasks]
-        assert group["exact_match_stderr,none"] == pytest.approx(sum(value ** 2 for value in stderrs) ** 0.5
+        assert group[EXACT] == pytest.approx(1 - 0.5 / len(tasks))  # the mean of its tasks, each 2 docs
+        stderrs = [results["results"][task][EXACT_STDERR] for task in tasks]
+        assert group[EXACT_STDERR] == pytest.approx(sum(value ** 2 for value in stderrs) ** 0.5
                                                                  / len(tasks))
         assert group["sample_len"] == as_run[table]["dup_ngram_copy"]["sample_len"]
 

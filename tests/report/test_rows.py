@@ -80,9 +80,10 @@ def test_rows_of_a_results_file_are_exactly_its_metrics(tmp_path):
     ]
     first = rows[0]
     assert first == {
-        "schema_version": "3", "run": "gemma@2026-11-01T10:00:00Z", "model": "gemma", "name": "gemma",
+        "schema_version": "4", "run": "gemma@2026-11-01T10:00:00Z", "model": "gemma", "name": "gemma",
         "model_revision": "main", "model_source": "", "backend": "hf", "dtype": "torch.float32",
         "parameters": "1000", "architecture": "transformer", "model_type": "gemma3_text", "state_bits": "",
+        "state_bits_per_token": "",
         "lm_eval_version": "0.4.13", "copy_tasks_version": "0.1.0", "task": "phonebook_copy_20",
         "family": "phonebook_copy", "variant": "generation", "task_version": "1.0",
         "task_hash": "hash-phonebook_copy_20", "docs_sha256": "sha-phonebook_copy_20", "seed": "1234",

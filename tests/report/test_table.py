@@ -15,6 +15,7 @@ from leaderboard_fixtures import write_results
 from copy_tasks.report.build import build_leaderboard, main
 from copy_tasks.report.build import main as leaderboard_main
 from copy_tasks.report.markdown import markdown_text
+from copy_tasks.report.schema import SCHEMA_VERSION
 from copy_tasks.report.table import LeaderboardFileError, MergeConflict
 
 SCORES = {"phonebook_copy_20": {"exact_match": 1.0, "exact_match_stderr": 0.0, "overflow": 0.0},
@@ -243,5 +244,5 @@ def test_an_existing_csv_of_another_schema_is_left_untouched(tmp_path, capsys):
     with pytest.raises(SystemExit) as exit_info:
         main([str(tmp_path / "in"), "--out", str(out)])
     assert exit_info.value.code == 2
-    assert "columns are not those of leaderboard schema 3" in capsys.readouterr().err
+    assert f"columns are not those of leaderboard schema {SCHEMA_VERSION}" in capsys.readouterr().err
     assert (out / "leaderboard.csv").read_text() == "model,score\nx,1\n"
