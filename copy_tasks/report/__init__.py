@@ -10,7 +10,8 @@
 - the numbers: `series` (the model in its setting, the latest run shown), `curves` (effective
   length and area under the curve), `score_table` (a table per scoring rule), `length_tables`,
   `prompt_tokens`, `position_table`, `order_gaps` (what giving the question first is worth),
-  `query_accuracy` and `state_axis` (recall against the bits of a fixed-size state);
+  `query_accuracy`, `state_axis` (recall against the bits of a fixed-size state) and
+  `memory_axis` (every model's accuracy against the bits it keeps at each length);
 - the outputs: `summary` (`summary.md`, with `markdown` for text shown as itself), `plots` (one
   PNG per family and variant), `html_page` (`index.html`, its style and scripts in
   `page_assets`, the other commands' sections in `page_sections`);

@@ -31,6 +31,7 @@ from copy_tasks.common.files import locked_folder, write_all_atomically
 from copy_tasks.probes.options import one_line_errors
 from copy_tasks.report.display_names import NameRule, name_rule
 from copy_tasks.report.html_page import PAGE_NAME, page_html, result_links
+from copy_tasks.report.memory_axis import memory_markdown
 from copy_tasks.report.order_gaps import order_gap_markdown
 from copy_tasks.report.plots import all_plots
 from copy_tasks.report.query_accuracy import query_accuracy_markdown
@@ -179,7 +180,8 @@ def build_leaderboard(inputs: list[Path], out: Path, replace: bool = False,
         shown, run_notes = latest_runs(merged)
         report.notes += run_notes
         plots = all_plots(shown)
-        more_tables = [*order_gap_markdown(shown), *query_accuracy_markdown(shown), *state_size_markdown(shown)]
+        more_tables = [*order_gap_markdown(shown), *query_accuracy_markdown(shown), *state_size_markdown(shown),
+                       *memory_markdown(shown)]
         summary = summary_markdown(shown, sorted(plots), run_notes, sections, more_tables, made_by)
         page_sections = ["\n".join(more_tables), *sections] if more_tables else sections
         page = page_html(shown, plots, run_notes, result_links(read, out), page_sections,

@@ -25,6 +25,8 @@ from copy_tasks.report.position_table import position_table
 from copy_tasks.report.positions import THIRDS
 from copy_tasks.report.score_table import OUR_RULE, TEACHER_FORCED_RULE
 from copy_tasks.report.series import series
+from copy_tasks.report.memory_axis import PLOT_NAME as MEMORY_AXIS_PLOT
+from copy_tasks.report.memory_axis import RECALL_PLOT_NAME, memory_axis_figure, recall_memory_figure
 from copy_tasks.report.state_axis import PLOT_NAME as STATE_SIZE_PLOT
 from copy_tasks.report.state_axis import state_size_figure
 
@@ -181,6 +183,9 @@ def all_plots(rows: list[dict]) -> dict[str, bytes]:
             plots[f"{family}_by_position.png"] = png_of(figure)
     if (figure := state_size_figure(rows, {model: style.colour for model, style in styles.items()})) is not None:
         plots[STATE_SIZE_PLOT] = png_of(figure)
+    for name, figure in ((MEMORY_AXIS_PLOT, memory_axis_figure(rows)), (RECALL_PLOT_NAME, recall_memory_figure(rows))):
+        if figure is not None:
+            plots[name] = png_of(figure)
     return plots
 
 
