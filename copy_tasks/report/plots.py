@@ -21,12 +21,12 @@ from copy_tasks.probes.families import FAMILIES
 from copy_tasks.probes.family import TEACHER_FORCED, TEACHER_FORCED_SUFFIX
 from copy_tasks.report.curves import curves
 from copy_tasks.report.markdown import visible
+from copy_tasks.report.memory_axis import PLOT_NAME as MEMORY_AXIS_PLOT
+from copy_tasks.report.memory_axis import RECALL_PLOT_NAME, memory_axis_figure, recall_memory_figure
 from copy_tasks.report.position_table import position_table
 from copy_tasks.report.positions import THIRDS
 from copy_tasks.report.score_table import OUR_RULE, TEACHER_FORCED_RULE
 from copy_tasks.report.series import series
-from copy_tasks.report.memory_axis import PLOT_NAME as MEMORY_AXIS_PLOT
-from copy_tasks.report.memory_axis import RECALL_PLOT_NAME, memory_axis_figure, recall_memory_figure
 from copy_tasks.report.state_axis import PLOT_NAME as STATE_SIZE_PLOT
 from copy_tasks.report.state_axis import state_size_figure
 
