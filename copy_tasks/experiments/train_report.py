@@ -10,6 +10,7 @@ the `mqar` task, Zoology's multi-query associative recall by number of pairs.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -34,7 +35,11 @@ from copy_tasks.experiments.training_tasks import (
 from copy_tasks.probes.families.mqar import QUERIES
 from copy_tasks.report.plots import Line, line_plot
 
-THRESHOLD = 0.9  # exact match at which a model has learned to copy (experiment 4); the mqar goal's accuracy
+THRESHOLD = 0.9  # exact match at which a model has learned to copy (experiment 4)
+GOAL_PAIRS = 64  # the pairs the mqar goals read (Zoology's figure reads 64)
+ATTENTION_GOALS = {"largest": 0.99, "smallest": 0.95}  # attention's query accuracy at GOAL_PAIRS, by width
+TRAIL = 0.3  # how far below the best attention model of its width a fixed-state model must be
+RISE = 0.2  # how far above its smallest state a fixed-state architecture's largest must be
 ESCAPE_LOSS = 1.0  # nats: an mqar model whose training loss is under it has left the plateau (`plateau_escape`)
 GOAL_FACTOR = 2.5  # the issue's goal: Hard-ALiBi at >= 0.9 at 2.5 x its training length
 # Below this a difference of exact match is not read as a sign: with 50 docs a length the
@@ -68,16 +73,6 @@ def examples_to(threshold: float, curve) -> int | None:
     return next((seen for seen, value in curve if value is not None and value >= threshold - 1e-9), None)
 
 
-def cache_bits(layers: int, hidden: int, tokens: int) -> int:
-    """The bits attention keeps after `tokens` tokens: a key and a value of `hidden` float32
-    numbers a token a layer (what grows where a recurrent model has its fixed state).
-
-    >>> cache_bits(2, 32, 143)
-    585728
-    """
-    return 2 * layers * hidden * tokens * 32
-
-
 def _cells(values) -> str:
     return " | ".join("-" if value is None else f"{value:.2f}" for value in values)
 
@@ -96,8 +91,6 @@ class Report:
         self.summaries = {(s["task"], s["architecture"], s["seed"], s.get("width")): s for s in summaries}
         self.architectures = tuple(architectures)
         self.seeds = recipe.seeds
-        self.widths = tuple(dict.fromkeys(width for architecture in self.architectures
-                                          for width in recipe.widths_of(architecture)))
         self.figures: dict = {}
 
     def score(self, label: str, task: str) -> float | None:
@@ -243,25 +236,28 @@ class Report:
         return [self.score(label, key.format(task=f"{MQAR.family}_tf_{pairs}")) for pairs in lengths]
 
     def mqar_goal_pairs(self) -> int:
-        """The pairs the goal is read at: the most the models were trained on (the most scored
-        up to there)."""
-        return max(pairs for pairs in mqar_lengths(self.recipe) if pairs <= max(self.recipe.mqar_pairs[1], QUERIES))
+        """The pairs the goals and the memory plot read: `GOAL_PAIRS` where scored, else the most scored."""
+        lengths = mqar_lengths(self.recipe)
+        return GOAL_PAIRS if GOAL_PAIRS in lengths else lengths[-1]
 
     def mqar_at_goal(self, architecture: str, width: int | None) -> list[float | None]:
         """Each seed's query accuracy at `mqar_goal_pairs`."""
         return [self.mqar_curve(architecture, seed, (self.mqar_goal_pairs(),), width=width)[0] for seed in self.seeds]
 
-    def state_bits(self, architecture: str, width: int | None) -> int | None:
-        """A recurrent model's state bits (its summary); for attention, its cache at the goal's
-        longest prompt (`cache_bits`: it grows with the input)."""
-        summaries = [self.summaries.get((MQAR.name, architecture, seed, width)) for seed in self.seeds]
-        summary = next((summary for summary in summaries if summary), None)
-        if summary is None:
+    def summary_of(self, architecture: str, width: int | None) -> dict:
+        """A trained model's summary (its first seed's: the seeds share their shapes), or {}."""
+        return next((summary for seed in self.seeds
+                     if (summary := self.summaries.get((MQAR.name, architecture, seed, width)))), {})
+
+    def memory_bits(self, architecture: str, width: int | None, pairs: int) -> int | None:
+        """What a model keeps after the last question of a doc of `pairs` pairs (2 x pairs + the
+        8 keys asked, in Zoology's one-symbol format): its fixed state and what it keeps per
+        token, as its summary records them; None where neither is recorded."""
+        summary = self.summary_of(architecture, width)
+        fixed, per_token = summary.get("state_bits"), summary.get("state_bits_per_token")
+        if fixed is None and per_token is None:
             return None
-        if summary.get("state_bits"):
-            return summary["state_bits"]
-        tokens = 2 * self.mqar_goal_pairs() + 2 * QUERIES - 1
-        return cache_bits(self.recipe.transformer_layers, summary["hidden_size"], tokens)
+        return (fixed or 0) + (per_token or 0) * (2 * pairs + QUERIES)
 
     def plateau_escape(self, architecture: str, seed: int, width: int | None) -> int | None:
         """The first logged step whose training loss is under ESCAPE_LOSS: where a model leaves the
@@ -269,61 +265,86 @@ class Report:
         summary = self.summaries.get((MQAR.name, architecture, seed, width)) or {}
         return next((step for step, loss in summary.get("loss_curve", []) if loss < ESCAPE_LOSS), None)
 
+    def mqar_models(self) -> list[tuple[str, int | None]]:
+        """(architecture, width) of every model of the run, in the recipe's order."""
+        return [(architecture, width) for architecture in self.architectures
+                for width in self.recipe.widths_of(architecture)]
+
     def mqar_section(self) -> list[str]:
         lengths, (low, high) = mqar_lengths(self.recipe), self.recipe.mqar_pairs
-        goal = self.mqar_goal_pairs()
         lines = [f"### Multi-query associative recall (`mqar_tf`, Zoology's format; trained on {low} to {high} pairs)",
                  "", f"Query accuracy (the fraction of the {QUERIES} queries whose value is the argmax, "
-                 f"teacher-forced) by number of pairs, then exact match (all {QUERIES}). State bits: a recurrent "
-                 "model's state; attention has none (its cache grows with the input).", "",
-                 *_table(["model", "architecture", "width", "seed", "state bits", *map(str, lengths),
+                 f"teacher-forced) by number of pairs, then exact match (all {QUERIES}). State bits: what a model "
+                 "keeps that does not grow (a recurrent state, convolution inputs); bits a token: what grows "
+                 "(attention's keys and values), both in float32, measured from the model's cache (by hand for "
+                 "the LSTM and conv-then-attention).", "",
+                 *_table(["model", "architecture", "width", "seed", "state bits", "bits a token", *map(str, lengths),
                           f"all {QUERIES} at {lengths[0]}", f"all {QUERIES} at {lengths[-1]}",
                           f"steps to loss < {ESCAPE_LOSS:g}"])]
-        for architecture in self.architectures:
-            for width in self.widths:
-                for seed in self.seeds:
-                    summary = self.summaries.get((MQAR.name, architecture, seed, width)) or {}
-                    accuracy = self.mqar_curve(architecture, seed, lengths, width=width)
-                    exact = self.mqar_curve(architecture, seed, (lengths[0], lengths[-1]), "{task}", width)
-                    escape = self.plateau_escape(architecture, seed, width)
-                    bits = f"{summary['state_bits']:,}" if summary.get("state_bits") else "-"
-                    shown = summary.get("hidden_size", width or "-")
-                    lines.append(f"| {architecture} | {kind(architecture)} | {shown} | {seed} | {bits} | "
-                                 f"{_cells(accuracy)} | {_cells(exact)} | "
-                                 f"{'not reached' if escape is None else f'{escape:,}'} |")
-                    self.figures.setdefault(architecture, {}).setdefault("mqar_query_accuracy", []).append(accuracy)
-        return lines + ["", *self.mqar_goal_lines(goal)]
+        for architecture, width in self.mqar_models():
+            for seed in self.seeds:
+                summary = self.summaries.get((MQAR.name, architecture, seed, width)) or {}
+                accuracy = self.mqar_curve(architecture, seed, lengths, width=width)
+                exact = self.mqar_curve(architecture, seed, (lengths[0], lengths[-1]), "{task}", width)
+                escape = self.plateau_escape(architecture, seed, width)
+                bits = f"{summary['state_bits']:,}" if summary.get("state_bits") else "-"
+                per_token = f"{summary['state_bits_per_token']:,}" if summary.get("state_bits_per_token") else "-"
+                shown = summary.get("hidden_size", width or "-")
+                lines.append(f"| {architecture} | {kind(architecture)} | {shown} | {seed} | {bits} | {per_token} | "
+                             f"{_cells(accuracy)} | {_cells(exact)} | "
+                             f"{'not reached' if escape is None else f'{escape:,}'} |")
+                self.figures.setdefault(architecture, {}).setdefault("mqar_query_accuracy", []).append(accuracy)
+        return lines + ["", *self.mqar_goal_lines(self.mqar_goal_pairs())]
 
     def mqar_goal_lines(self, goal: int) -> list[str]:
-        """Query accuracy at the goal's pairs by architecture and width (mean of the seeds, range),
-        and whether the goal holds: attention at >= THRESHOLD at the smallest width, each
-        fixed-state model below attention by more than NOISE at every width scored (the best
-        attention model there: within the noise of an attention model that learned nothing is not
-        below it) and rising with width."""
-        widths = [width or self.recipe.hidden for width in self.widths]
-        lines = [f"At {goal} pairs, query accuracy, mean of the seeds (range). The goal: attention at >= "
-                 f"{THRESHOLD} at the smallest width; the fixed-state models below it and rising with width.", "",
-                 *_table(["model", *(f"width {width}" for width in widths), "goal"])]
-        attention = [[mean(self.mqar_at_goal(a, width)) for a in self.architectures if "transformer" in kind(a)]
-                     for width in self.widths]
-        attention_best = [max((value for value in values if value is not None), default=None) for values in attention]
-        for architecture in self.architectures:
-            means = [mean(self.mqar_at_goal(architecture, width)) for width in self.widths]
+        """Query accuracy at the goal's pairs by model and width (mean of the seeds, range), and
+        each goal: attention at >= `ATTENTION_GOALS` (the largest width's, the smallest's); each
+        fixed-state model below the best attention model of its width by at least `TRAIL`; a
+        fixed-state architecture's largest state at least `RISE` above its smallest."""
+        widths = sorted({width for _, width in self.mqar_models()}, key=lambda width: width or 0)
+        attention = [(a, width) for a, width in self.mqar_models() if "transformer" in kind(a)]
+        best = {width: max((value for a, w in attention if w == width
+                            if (value := mean(self.mqar_at_goal(a, w))) is not None), default=None) for width in widths}
+        lines = [f"At {goal} pairs, query accuracy, mean of the seeds (range), against the goals: attention at >= "
+                 f"{ATTENTION_GOALS['largest']} at width {widths[-1]} and >= {ATTENTION_GOALS['smallest']} at width "
+                 f"{widths[0]}; each fixed-state model at least {TRAIL} below the best attention model of its width; "
+                 f"each fixed-state architecture's largest state at least {RISE} above its smallest.", "",
+                 *_table(["model", "width", f"query accuracy at {goal}", "memory at the last question (bits)", "goal"])]
+        for architecture, width in self.mqar_models():
+            values = self.mqar_at_goal(architecture, width)
+            average = mean(values)
             if "transformer" in kind(architecture):
-                reached = means[0] is not None and means[0] >= THRESHOLD - 1e-9
-                verdict = f">= {THRESHOLD} at width {widths[0]}: {'reached' if reached else 'not reached'}"
-            elif not (known := [value for value in means if value is not None]):
+                wanted = {widths[0]: ATTENTION_GOALS["smallest"], widths[-1]: ATTENTION_GOALS["largest"]}.get(width)
+                verdict = ("-" if wanted is None else f">= {wanted}: "
+                           + ("reached" if average is not None and average >= wanted - 1e-9 else "not reached"))
+            elif average is None or best.get(width) is None:
                 verdict = "not scored"
             else:
-                below = all(value is None or (best is not None and value <= best - NOISE)
-                            for value, best in zip(means, attention_best))
-                rising = len(known) > 1 and all(b >= a - NOISE for a, b in zip(known, known[1:])) \
-                    and known[-1] - known[0] >= NOISE
-                verdict = (f"below attention: {'yes' if below else 'no'}; rising with width: "
-                           f"{'yes' if rising else 'no'}")
-            cells = " | ".join(spread(self.mqar_at_goal(architecture, width)) for width in self.widths)
-            lines.append(f"| {architecture} | {cells} | {verdict} |")
-            self.figures.setdefault(architecture, {})["mqar_at_goal"] = means
+                gap = best[width] - average
+                verdict = f"{gap:.2f} below the best attention: {'reached' if gap >= TRAIL - 1e-9 else 'not reached'}"
+            bits = self.memory_bits(architecture, width, goal)
+            lines.append(f"| {architecture} | {width or self.recipe.hidden} | {spread(values)} | "
+                         f"{'-' if bits is None else f'{bits:,}'} | {verdict} |")
+            self.figures.setdefault(architecture, {}).setdefault("mqar_at_goal", []).append(average)
+        return lines + ["", *self.mqar_rise_lines(goal)]
+
+    def mqar_rise_lines(self, goal: int) -> list[str]:
+        """Per fixed-state architecture family (Mamba-2 over its states, the LSTM over its
+        widths): accuracy at the goal's pairs from its smallest state to its largest."""
+        families: dict[str, list[tuple[int, float]]] = {}
+        for architecture, width in self.mqar_models():
+            bits, average = self.memory_bits(architecture, width, goal), mean(self.mqar_at_goal(architecture, width))
+            if "transformer" not in kind(architecture) and bits is not None and average is not None:
+                families.setdefault(architecture.split("-state")[0], []).append((bits, average))
+        lines = []
+        for family, points in families.items():
+            if len(points) < 2:
+                continue
+            (low_bits, low), (high_bits, high) = min(points), max(points)
+            lines.append(f"- {family}: {low:.2f} at {low_bits:,} bits, {high:.2f} at {high_bits:,} bits: rises with "
+                         f"state bits by {high - low:+.2f} ({'reached' if high - low >= RISE - 1e-9 else 'not reached'}"
+                         f", the goal {RISE})")
+            self.figures.setdefault(family, {})["mqar_rise"] = high - low
         return lines
 
     def markdown(self) -> str:
@@ -356,19 +377,25 @@ class Report:
         """The opening of the report of a run of `mqar` alone."""
         recipe, phases = self.recipe, self.recipe.phases[MQAR.name]
         low, high = recipe.mqar_pairs
-        widths = ", ".join(str(width or recipe.hidden) for width in self.widths)
+        models = "; ".join(f"{architecture} at width {', '.join(str(width or recipe.hidden) for width in widths)}"
+                           for architecture in self.architectures
+                           if (widths := recipe.widths_of(architecture)))
+        rates = ", ".join(f"{architecture} {rate:g}" for architecture, rate in recipe.learning_rates.items()
+                          if architecture in self.architectures)
         curriculum = (f"the first {phases.easy_steps} steps on {phases.easy_lengths[0]} to {phases.easy_lengths[1]} "
                       f"pairs, then {low} to {high}" if phases.easy_lengths else f"{low} to {high} pairs")
+        tied = ", ".join(name for name in recipe.tied_heads if name in self.architectures)
         return ["## Trained from scratch: multi-query associative recall", "",
-                f"Recipe `{self.recipe_name}`: one model per architecture, width ({widths}) and seed (seeds "
-                f"{', '.join(map(str, self.seeds))}), {recipe.transformer_layers} attention, {recipe.mamba_layers} "
-                f"Mamba-2 or {recipe.lstm_layers} LSTM layers, on `mqar` in Zoology's format "
+                f"Recipe `{self.recipe_name}`: one model per architecture, width and seed (seeds "
+                f"{', '.join(map(str, self.seeds))}): {models}; {recipe.transformer_layers} attention, "
+                f"{recipe.mamba_layers} Mamba-2 or {recipe.lstm_layers} LSTM layers, on `mqar` in Zoology's format "
                 "(`copy_tasks_mqar_format=zoology`: one symbol a key and a value, keys and values from disjoint "
-                "vocabularies of 512, then every key once in random order, each followed by its value, as Zoology's "
-                f"training asks them; the loss on every value); {curriculum}; AdamW as for the paper's tasks, "
+                "vocabularies of 512, then every key once in random order, no value written after a query, as "
+                "Zoology's sequences; the loss on every value and nothing else); "
+                f"{curriculum}; AdamW (weight decay {recipe.weight_decay}), learning rate {recipe.learning_rate:g}"
+                + (f" ({rates})" if rates else "") + f", {recipe.warmup_steps} warm-up steps, linear decay, "
                 f"{phases.single_steps} steps of {recipe.batch_size} examples"
-                + (f", then {phases.packed_steps} steps of {recipe.packed_rows} packed rows of {recipe.context} tokens"
-                   if phases.packed_steps else "")
+                + (f"; heads tied to the embedding: {tied} and transformer-conv" if tied else "")
                 + f". Scored through `lm_eval --model hf`, teacher-forced, {recipe.evaluation_docs} docs per number "
                 f"of pairs, {QUERIES} keys asked a doc.", ""]
 
@@ -376,29 +403,40 @@ class Report:
         return [self.mqar_section(), [""]]
 
     def mqar_plot(self) -> dict[str, bytes]:
-        """Query accuracy against pairs (mean of the seeds, a line per architecture and width),
-        against state bits at the goal's pairs (a line per architecture over its widths), and the
-        training loss by step (each model: the plateau and its escape)."""
+        """Query accuracy against pairs (mean of the seeds, a line per model), against the memory
+        each model holds at the goal's pairs (its fixed state plus its keys and values there: a
+        point per model, a line per architecture over its widths or states) with the bound of a
+        fixed state (`recall_bound`), and the training loss by step (the plateau and its escape)."""
+        from copy_tasks.report.memory_axis import recall_bound
+
         lengths, goal = mqar_lengths(self.recipe), self.mqar_goal_pairs()
+        models = self.mqar_models()
 
         def name(architecture: str, width: int | None) -> str:
             return architecture if width is None else f"{architecture} w{width}"
 
+        smallest = min((width or 0) for _, width in models)
         pairs_lines = [Line(name(a, width), lengths, [mean(values) for values in zip(
-            *(self.mqar_curve(a, seed, lengths, width=width) for seed in self.seeds))], dashed=width != self.widths[0])
-                       for a in self.architectures for width in self.widths]
-        state_lines = []
-        for architecture in self.architectures:
-            points = [(self.state_bits(architecture, width), mean(self.mqar_at_goal(architecture, width)))
-                      for width in self.widths]
-            points = [(bits, value) for bits, value in points if bits is not None]
-            state_lines.append(Line(architecture, [bits for bits, _ in points], [value for _, value in points]))
+            *(self.mqar_curve(a, seed, lengths, width=width) for seed in self.seeds))],
+            dashed=(width or 0) != smallest) for a, width in models]
+        memory_lines = []
+        for family in dict.fromkeys(architecture.split("-state")[0] for architecture, _ in models):
+            points = sorted((bits, mean(self.mqar_at_goal(a, width))) for a, width in models
+                            if a.split("-state")[0] == family and (bits := self.memory_bits(a, width, goal)))
+            memory_lines.append(Line(family, [bits for bits, _ in points], [value for _, value in points]))
+        every = [bits for line in memory_lines for bits in line.xs]
+        if every:
+            span = [min(every) / 4 * 1.3 ** step for step in range(1 + int(math.log(16 * max(every) / min(every),
+                                                                                   1.3)))]
+            memory_lines.append(Line("a fixed state's bound (Theorem 2.7)", span, [recall_bound(b, goal) for b in span],
+                                     grey=True))
         plots = {"training_mqar.png": line_plot(pairs_lines, "key-value pairs (K)", "query accuracy (mqar_tf)",
                                                 log_x=True),
-                 "training_mqar_state.png": line_plot(state_lines, f"state bits (attention: its cache at {goal} pairs)",
-                                                      f"query accuracy at {goal} pairs", log_x=True)}
+                 "training_mqar_state.png": line_plot(memory_lines, f"memory at {goal} pairs (bits: state, and "
+                                                      "keys and values)", f"query accuracy at {goal} pairs",
+                                                      log_x=True)}
         loss_lines = [Line(f"{name(a, width)} s{seed}", *zip(*curve), dashed=seed != self.seeds[0])
-                      for a in self.architectures for width in self.widths for seed in self.seeds
+                      for a, width in models for seed in self.seeds
                       if (curve := (self.summaries.get((MQAR.name, a, seed, width)) or {}).get("loss_curve"))]
         if loss_lines:
             plots["training_mqar_loss.png"] = line_plot(loss_lines, "training step", "training loss (nats)",

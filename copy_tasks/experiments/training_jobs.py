@@ -63,13 +63,31 @@ def waves(pending: list[Job]) -> list[list[Job]]:
 
 
 def finished(job: Job, out: Path, recipe_name: str) -> dict | None:
-    """The summary of a job this recipe already trained into `out`, or None."""
+    """The summary of a job this recipe already trained into `out`, or None. A summary written
+    before memory was measured gets its model's memory now (`memory_columns`), written back."""
     try:
         summary = json.loads((job.folder(out) / SUMMARY).read_text())
     except (OSError, ValueError):
         return None
     complete = (job.folder(out) / "final" / "config.json").is_file()
-    return summary if complete and isinstance(summary, dict) and summary.get("recipe") == recipe_name else None
+    if not (complete and isinstance(summary, dict) and summary.get("recipe") == recipe_name):
+        return None
+    if "state_bits_per_token" not in summary:
+        summary |= measured_again(job.folder(out) / "final")
+        (job.folder(out) / SUMMARY).write_text(json.dumps(summary))
+    return summary
+
+
+def measured_again(folder: Path) -> dict:
+    """The memory columns of the model saved in `folder` (`training.memory_columns`)."""
+    from transformers import AutoModelForCausalLM
+
+    from copy_tasks.experiments.architectures import memory
+    from copy_tasks.experiments.training import memory_columns
+    from copy_tasks.models.trained_architectures import register
+
+    register()
+    return memory_columns(memory(AutoModelForCausalLM.from_pretrained(folder)))
 
 
 def run_job(arguments) -> dict:
