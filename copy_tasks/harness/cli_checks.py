@@ -49,8 +49,9 @@ def check_batch_size(model: str | None, batch_size: Any) -> None:
         raise UserError(f"--batch_size {batch_size} is not allowed with --model {model} on copy-tasks tasks: lm-eval "
                         "sizes it by a forward pass at the model's whole context with every logit of its vocabulary "
                         "(Gemma 3 270M: 32,768 tokens, over 20 GB), not at our prompts' lengths; pass a number, e.g. "
-                        "--batch_size 8 (any number gives the same scores), or use --model hf_fast, which sizes "
-                        "auto from the run's requests")
+                        "--batch_size 8 (any number gives the same scores: a model whose rows read the rows beside "
+                        "them, as RWKV, runs at batch 1), or use --model hf_fast, which sizes auto from the run's "
+                        "requests")
 
 
 def check_chat_template(model: str | None, chat_template: Any) -> None:

@@ -47,6 +47,7 @@ from lm_eval.api.task import ConfigurableTask
 from copy_tasks.common.version import __version__
 from copy_tasks.harness.answer_stops import register_rows
 from copy_tasks.harness.backend_limits import BackendLimits, backend_limits, log, warn_once
+from copy_tasks.harness.batch_invariance import run_rows_apart
 from copy_tasks.harness.lm_eval_internals import (
     build_all_requests_arguments,
     built_requests,
@@ -168,7 +169,8 @@ class CopyTask(ConfigurableTask):
             Recorded.MODEL_TYPE: model_type, Recorded.POSITIONS: positions,
             Recorded.STATE_BITS: None if memory is None else memory.state_bits,
             Recorded.STATE_BITS_PER_TOKEN: None if memory is None else memory.bits_per_token,
-            Recorded.ARCHITECTURE: architecture_label(memory, model_type, positions)})
+            Recorded.ARCHITECTURE: architecture_label(memory, model_type, positions),
+            Recorded.BATCH_ONE: run_rows_apart(lm)})
 
     def metric_names(self) -> list[str]:
         """The metrics this task reports (its YAML's metric_list)."""

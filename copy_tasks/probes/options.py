@@ -33,6 +33,7 @@ class Recorded:
     STATE_BITS = "copy_tasks_state_bits"  # what the model keeps that does not grow (`harness.state_size`), or None
     STATE_BITS_PER_TOKEN = "copy_tasks_state_bits_per_token"  # what grows, per prompt token, or None
     ARCHITECTURE = "copy_tasks_architecture"  # the label that follows from them (`state_size.architecture_label`)
+    BATCH_ONE = "copy_tasks_batch_one"  # why the run went at batch 1 (`harness.batch_invariance`), or None
     OVERFLOW_DOCS = "copy_tasks_overflow_docs"  # docs that did not fit, or "unknown"
     CONTEXT_TOKENS = "copy_tasks_context_tokens"
     CONTEXT_SOURCE = "copy_tasks_context_source"

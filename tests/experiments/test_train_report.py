@@ -78,7 +78,8 @@ def test_a_run_of_mqar_alone_reports_query_accuracy_by_pairs_widths_and_memory_h
     assert markdown.startswith("## Trained from scratch: multi-query associative recall")
     # rows: model, architecture, width, seed, state bits, bits a token, query accuracy at 8 ... 256, all 8 at 8 and
     # 256, escape; seed 1's loss is 0.5 at step 200, under 1 nat there; seed 0's 1.5 there and 0.25 at step 300
-    assert "| lstm | rnn | 64 | 1 | 8,192 | - | 1.00 | 1.00 | 1.00 | 0.75 | 0.38 | 0.00 | 0.00 | 0.00 | 200 |" in markdown
+    assert "| lstm | rnn | 64 | 1 | 8,192 | - | 1.00 | 1.00 | 1.00 | 0.75 | 0.38 | 0.00 | 0.00 | 0.00 | 200 |" \
+        in markdown
     assert "| transformer-rope | transformer (RoPE) | 32 | 0 | - | 4,096 | 1.00 | 1.00 | 1.00 | 1.00 | 0.50 | 0.00 | " \
            "1.00 | 0.00 | 300 |" in markdown
     # attention at width 32: 0.95 >= 0.95; at 64: 1.00 >= 0.99; the LSTM 0.125 and 0.625 against 0.95 and 1.00
