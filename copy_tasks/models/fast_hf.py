@@ -65,12 +65,16 @@ log = logging.getLogger("copy_tasks")
 # the final hidden states at the positions kept, and nothing more (transformers 5's modeling
 # files; Mamba's casts the hidden states to the head's dtype first, as `head_logits` does) ...
 PLAIN_HEAD = frozenset({"gpt_neox", "mamba", "mamba2", "llama", "gemma", "qwen2", "qwen3", "mistral", "phi3", "olmo2",
-                        "smollm3", "copy_tasks_hard_alibi", "copy_tasks_lstm"})
+                        "smollm3", "copy_tasks_hard_alibi", "copy_tasks_lstm",
+                        # state-space models and hybrids (tested against `hf` one by one: the architecture sweep)
+                        "falcon_mamba", "jamba", "zamba2", "bamba", "nemotron_h", "lfm2", "lfm2_moe",
+                        "lfm3", "qwen3_next", "qwen3_5_text", "qwen3_5_moe_text", "kimi_linear", "minimax",
+                        "olmo_hybrid", "bailing_hybrid", "lara_mini", "zaya"})
 # ... and those that then soft-cap them: cap * tanh(logits / cap), cap = `final_logit_softcapping`.
 SOFTCAPPED_HEAD = frozenset({"gemma2", "gemma3_text"})
 # Those whose forward returns its logits in float32 whatever the weights' dtype (Mamba's `.float()`):
 # the others return them in the output layer's dtype (bfloat16 under bfloat16 weights).
-FLOAT32_LOGITS = frozenset({"mamba", "mamba2"})
+FLOAT32_LOGITS = frozenset({"mamba", "mamba2", "falcon_mamba", "nemotron_h"})
 # Logits computed at once by the output layer: positions x vocabulary (2**25: 128 MB in float32,
 # 128 positions of Gemma 3's 262,144-token vocabulary).
 HEAD_CHUNK_LOGITS = 2 ** 25

@@ -1,0 +1,57 @@
+"""The architecture sweep (`copy_tasks.experiments.tiny_architectures`): a tiny model of each of
+31 transformers architectures (transformers, state-space models, hybrids) measures as what it is,
+and `hf_fast` scores each as lm-eval's `hf` does, its fast path where the output layer is plain,
+so that a transformers release that breaks one is caught (issue 53)."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from lm_eval.api.instance import Instance
+
+from copy_tasks.experiments.tiny_architectures import EXPECTED_LABELS, SWEEP, build_tiny_architecture
+from copy_tasks.harness.cache_memory import measure_memory
+from copy_tasks.models.fast_hf import PLAIN_HEAD, SOFTCAPPED_HEAD
+from copy_tasks.probes.families import FAMILIES
+from copy_tasks.probes.task_docs import generate_docs
+
+
+@pytest.fixture(scope="module")
+def sweep(tmp_path_factory):
+    root = tmp_path_factory.mktemp("sweep")
+    return {model_type: build_tiny_architecture(model_type, root / model_type) for model_type in SWEEP}
+
+
+def test_every_architecture_measures_as_what_it_is(sweep):
+    from transformers import AutoModelForCausalLM
+
+    labels = {model_type: measure_memory(AutoModelForCausalLM.from_pretrained(folder).eval())
+              for model_type, folder in sweep.items()}
+    assert {model_type: memory.label for model_type, memory in labels.items()} == EXPECTED_LABELS
+    assert labels["jamba"].recurrent_bits > 0 and labels["jamba"].bits_per_token > 0
+    assert labels["mistral"].bits_per_token == 0 and labels["mistral"].window_bits > 0
+
+
+def requests() -> list[Instance]:
+    """A copy, a phone book and an mqar doc's 8 questions (each a prefix of the next)."""
+    docs = (generate_docs("random_copy", 20, 1, 1) + generate_docs("phonebook_copy", 10, 1, 1)
+            + tuple(FAMILIES["mqar"].request_docs(generate_docs("mqar", 8, 1, 1)[0])))
+    return [Instance(request_type="loglikelihood", doc=doc, arguments=(doc["prompt"], doc["continuation"]), idx=0)
+            for doc in docs]
+
+
+@pytest.mark.slow  # two lm-eval models of each of 31 architectures
+def test_hf_fast_scores_every_architecture_as_hf_does_on_its_fast_path_where_the_head_is_plain(sweep):
+    from lm_eval.models.huggingface import HFLM
+
+    from copy_tasks.models.fast_hf import FastLoglikelihoodHFLM
+
+    torch.manual_seed(0)
+    for model_type, folder in sweep.items():
+        expected = HFLM(pretrained=str(folder), device="cpu", batch_size=4).loglikelihood(requests())
+        fast = FastLoglikelihoodHFLM(pretrained=str(folder), device="cpu", batch_size=4)
+        assert (fast._logits_of is not None) == (model_type in PLAIN_HEAD | SOFTCAPPED_HEAD), model_type
+        got = fast.loglikelihood(requests())
+        assert [greedy for _, greedy in got] == [greedy for _, greedy in expected], model_type
+        assert [logprob for logprob, _ in got] == pytest.approx([logprob for logprob, _ in expected], abs=1e-3), \
+            model_type
