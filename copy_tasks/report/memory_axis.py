@@ -1,10 +1,12 @@
 """Recall against memory: the axis the field reads (Zoology, Based), every model at the bits it
 keeps at each length it ran, next to its accuracy.
 
-A model's memory at a task is what its run recorded it keeps that does not grow (`state_bits`)
-plus what grows per token (`state_bits_per_token`) times the task's prompt tokens (its
-`prompt_tokens_mean` row): a transformer's keys and values at that prompt, a fixed state the
-same at every length (`memory_points`). An analytic model is at its budget (`bounded_state`);
+A model's memory at a task is what a run of it recorded it keeps that does not grow
+(`state_bits`) plus what grows per token (`state_bits_per_token`) times the task's prompt tokens
+(its `prompt_tokens_mean` row): a transformer's keys and values at that prompt, a fixed state the
+same at every length (`memory_points`). A model keeps the same whatever the task, so its rows
+from runs before memory was measured take the memory a later run of it (same dtype and backend)
+recorded (`model_memory`). An analytic model is at its budget (`bounded_state`);
 one that recorded no memory (runs before it was measured, `ngram_copier`, which keeps the whole
 prompt) is left out, and the summary says how many.
 
@@ -16,7 +18,7 @@ prompt) is left out, and the summary says how many.
   of the paper's Theorem 2.7 for the values asked (`recall_bound`);
 - the summary's section "Recall against memory" tables the same points.
 
-    >>> row = lambda metric, value, task="mqar_tf_64": {"name": "m", "flags": "", "family": "mqar",
+    >>> row = lambda metric, value, task="mqar_tf_64": {"name": "m", "model": "m", "flags": "", "family": "mqar",
     ...     "variant": "teacher_forced", "metric": metric, "value": value, "stderr": "", "length": "64",
     ...     "task": task, "state_bits": "0", "state_bits_per_token": "8192", "architecture": "transformer"}
     >>> points = memory_points([row("query_accuracy", "0.9"), row("prompt_tokens_mean", "135")])
@@ -64,16 +66,30 @@ def accuracy_metric(family: str) -> str:
     return QUERY_ACCURACY if family == RECALL_FAMILY else "exact_match"
 
 
+def model_memory(rows: list[dict]) -> dict[tuple[str, str, str], tuple[float | None, float | None]]:
+    """(model, dtype, backend) -> (state bits, bits a token) as any of its runs recorded them: a
+    model keeps the same whatever the task, so a run of it from before memory was measured is
+    placed by a later one."""
+    found = {}
+    for row in rows:
+        fixed, per_token = cell_number(row.get("state_bits", "")), cell_number(row.get("state_bits_per_token", ""))
+        if per_token is not None or fixed is not None:
+            found[(row["model"], row.get("dtype", ""), row.get("backend", ""))] = (fixed, per_token)
+    return found
+
+
 def memory_points(rows: list[dict]) -> dict[str, list[MemoryPoint]]:
-    """family -> the points of every series that recorded its memory, by variant and length."""
+    """family -> the points of every series whose memory a run of its model recorded, by variant
+    and length."""
     tokens = {(series(row), row["task"]): cell_number(row["value"]) for row in rows if row["metric"] == PROMPT_TOKENS}
+    memory = model_memory(rows)
     points: dict[str, list[MemoryPoint]] = defaultdict(list)
     for row in rows:
         family = row["family"]
         if family not in FAMILIES or row["metric"] != accuracy_metric(family):
             continue
         value, length = cell_number(row["value"]), cell_length(row["length"])
-        fixed, per_token = cell_number(row.get("state_bits", "")), cell_number(row.get("state_bits_per_token", ""))
+        fixed, per_token = memory.get((row["model"], row.get("dtype", ""), row.get("backend", "")), (None, None))
         if value is None or length is None or (fixed is None and per_token is None):
             continue
         prompt = tokens.get((series(row), row["task"]))

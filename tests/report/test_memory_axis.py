@@ -11,7 +11,7 @@ from copy_tasks.report.memory_axis import MemoryPoint, memory_points, recall_bou
 
 def row(name, task, metric, value, fixed="", per_token="", architecture="transformer", variant="teacher_forced"):
     family, length = task.replace("_tf", "").rsplit("_", 1)
-    return {"name": name, "flags": "", "family": family, "variant": variant, "metric": metric, "value": value,
+    return {"name": name, "model": name, "flags": "", "family": family, "variant": variant, "metric": metric, "value": value,
             "stderr": "", "length": length, "task": task, "state_bits": fixed, "state_bits_per_token": per_token,
             "architecture": architecture}
 
@@ -23,10 +23,12 @@ def test_a_transformer_grows_with_its_prompt_and_a_fixed_state_does_not_hand_wor
             row("attention", "mqar_tf_256", "prompt_tokens_mean", "520"),
             row("mamba", "mqar_tf_64", "query_accuracy", "0.3", "311296", "0", "ssm"),
             row("mamba", "mqar_tf_256", "query_accuracy", "0.1", "311296", "0", "ssm"),
-            row("old run", "mqar_tf_64", "query_accuracy", "0.5")]  # no memory recorded: not a point
+            row("old run", "mqar_tf_64", "query_accuracy", "0.5"),  # no memory recorded: not a point
+            row("mamba", "mqar_tf_128", "query_accuracy", "0.2")]  # placed by another run of the same model
     points = memory_points(rows)["mqar"]
     assert [(p.series, p.length, p.bits) for p in points] == [
-        ("attention", 64, 136 * 4096), ("attention", 256, 520 * 4096), ("mamba", 64, 311296), ("mamba", 256, 311296)]
+        ("attention", 64, 136 * 4096), ("attention", 256, 520 * 4096), ("mamba", 64, 311296), ("mamba", 128, 311296),
+        ("mamba", 256, 311296)]
     assert list(recall_points({"mqar": points})) == [64, 256]
 
 
