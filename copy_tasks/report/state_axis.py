@@ -1,8 +1,9 @@
 """The state-size axis: how far a model with a fixed-size state recalls, against the bits of
 that state.
 
-Every model whose runs recorded `state_bits` (a Mamba, Mamba-2, RWKV or LSTM from its config,
-`bounded_state` from its budget: `copy_tasks.harness.state_size`) is a point per family and
+Every model whose runs recorded `state_bits` and nothing growing (a state-space model or RNN,
+measured from its cache; `bounded_state` from its budget: `copy_tasks.harness.state_size`) is a
+point per family and
 variant: its effective length (`summary.effective_length`, exact match under our rule for the
 generation variant, greedy exact match for the teacher-forced one). The summary tables them,
 and `plots/state_size.png` draws them, a panel per family that has something to compare
@@ -60,11 +61,13 @@ class StatePoint:
 
 
 def recorded_bits(rows: list[dict]) -> dict[tuple[str, str, str], int]:
-    """(series, family, variant) -> the state bits its rows record, where they record one value."""
+    """(series, family, variant) -> the state bits its rows record, where they record one value
+    and nothing that grows with the prompt (a model with attention beside its state, or windows
+    beside full attention, is read on the memory axis: `copy_tasks.report.memory_axis`)."""
     found = defaultdict(set)
     for row in rows:
-        bits = cell_number(row.get("state_bits", ""))
-        if bits is not None and bits > 0:
+        bits, growing = cell_number(row.get("state_bits", "")), cell_number(row.get("state_bits_per_token", ""))
+        if bits is not None and bits > 0 and not growing:
             found[(series(row), row["family"], row["variant"])].add(int(bits))
     return {key: values.pop() for key, values in found.items() if len(values) == 1}
 
@@ -104,8 +107,8 @@ def state_size_markdown(rows: list[dict]) -> list[str]:
         for point in found:
             table[(point.model, point.variant, point.bits)][family] = point.score.shown_effective
     lines = ["", "## State size", "",
-             "Models with a fixed-size state (the `state_bits` column: from the config of a Mamba, Mamba-2, RWKV or "
-             "LSTM at the run's float width, `bounded_state`'s budget) and their effective length per family "
+             "Models with a fixed-size state (the `state_bits` column: measured from the model's cache at each "
+             "tensor's width, by hand for our LSTM, `bounded_state`'s budget) and their effective length per family "
              f"(exact match under our rule, teacher-forced: greedy exact match). `{BOUND_FAMILY}` is bounded by the "
              "paper's Theorem 2.7: a state of B bits copies at most 1 + (B + 1) / log2(26) random letters with "
              "probability 1/2 or more. A transformer has no such state and no row here. " + _plot_note(points), "",
