@@ -330,8 +330,13 @@ class FastLoglikelihoodHFLM(scored_tokens_hflm()):
         """`batch_size_that_fits` rows of `tokens` tokens on this model and device, logged and
         recorded in `batch_sizes` (lm-eval writes them into the results' config)."""
         config = self.model.config.get_text_config()
-        size = batch_size_that_fits(config, tokens, self.model.dtype.itemsize, free_memory_bytes(self.device),
-                                    config.vocab_size, self.max_batch_size or 64, cache)
+        if not all(isinstance(getattr(config, name, None), int) for name in ("hidden_size", "num_hidden_layers")):
+            size = 1  # its config does not give the shape the memory bound reads
+            log.warning("hf_fast: --batch_size auto: %s's config gives no hidden_size and num_hidden_layers to size a "
+                        "batch from; batch 1", type(self.model).__name__)
+        else:
+            size = batch_size_that_fits(config, tokens, self.model.dtype.itemsize, free_memory_bytes(self.device),
+                                        config.vocab_size, self.max_batch_size or 64, cache)
         self.batch_sizes[len(self.batch_sizes)] = size
         log.info("hf_fast: --batch_size auto: %d for %s requests of up to %d tokens", size, request_type, tokens)
         return size

@@ -298,3 +298,15 @@ def test_batch_size_auto_of_generation_is_sized_from_prompt_and_budget(tiny_mode
                         lambda **kwargs: batches.append(kwargs["input_ids"].shape[0]) or generate(**kwargs))
     assert len(fast.generate_until(cases)) == 3
     assert batches == [2, 1] and fast.batch_sizes == {0: 2} and fast.batch_size == "auto"
+
+
+def test_batch_size_auto_on_a_config_without_the_shape_it_reads_is_batch_1_not_a_crash(tmp_path):
+    """Found running the red-team paths of issue 51: `--batch_size auto` on a model whose config
+    gives no `hidden_size` (the scripted model) died with AttributeError."""
+    from copy_tasks.experiments.tiny_models import build_byte_fallback_tokenizer
+    from copy_tasks.models.scripted_hf import write_scripted_model
+
+    folder = write_scripted_model(tmp_path, build_byte_fallback_tokenizer(), {"ab:": " 12"})
+    fast = FastLoglikelihoodHFLM(pretrained=str(folder), device="cpu", batch_size="auto")
+    request = Instance(request_type="loglikelihood", doc={}, arguments=("ab:", " 12"), idx=0)
+    assert fast.loglikelihood([request]) == [(0.0, True)] and list(fast.batch_sizes.values()) == [1]
