@@ -23,14 +23,14 @@ VOCABULARY = 32_768
 
 
 def requests():
-    from lm_eval.api.instance import Instance
-
+    
+    from copy_tasks.harness.lm_eval_internals import new_request
     from copy_tasks.probes.families import FAMILIES
     from copy_tasks.probes.task_docs import generate_docs
 
     docs = [*generate_docs("random_copy", 200, 1, 4), *generate_docs("phonebook_copy", 100, 1, 2)]
     docs += [question for doc in generate_docs("mqar", 64, 1, 2) for question in FAMILIES["mqar"].request_docs(doc)]
-    return [Instance(request_type="loglikelihood", doc=doc, arguments=(doc["prompt"], doc["continuation"]), idx=0)
+    return [new_request("loglikelihood", doc, (doc["prompt"], doc["continuation"]))
             for doc in docs]
 
 

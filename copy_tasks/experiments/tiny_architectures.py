@@ -19,7 +19,8 @@ from pathlib import Path
 
 SMALL = {"hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 2, "num_key_value_heads": 1,
          "intermediate_size": 64, "head_dim": 16}
-_LINEAR = {"linear_num_key_heads": 1, "linear_num_value_heads": 2, "linear_key_head_dim": 16, "linear_value_head_dim": 16}
+_LINEAR = {"linear_num_key_heads": 1, "linear_num_value_heads": 2, "linear_key_head_dim": 16,
+           "linear_value_head_dim": 16}
 _LINEAR_THEN_FULL = {"layer_types": ["linear_attention", "full_attention"]}
 _MLA = {"qk_rope_head_dim": 8, "qk_nope_head_dim": 8, "v_head_dim": 16, "kv_lora_rank": 16, "q_lora_rank": 16,
         "moe_intermediate_size": 32, "num_experts": 2, "num_experts_per_token": 1, "linear_num_heads": 2,
@@ -72,8 +73,8 @@ EXPECTED_LABELS = {
     **dict.fromkeys(("gpt_neox", "llama", "gemma2", "gemma3_text", "minimax"), TRANSFORMER),
     **dict.fromkeys(("mistral", "qwen2"), BOUNDED),
     **dict.fromkeys(("mamba", "falcon_mamba", "mamba2", "rwkv", "xlstm"), SSM),
-    **dict.fromkeys(("lfm3", "jamba", "zamba2", "bamba", "falcon_h1", "granitemoehybrid", "nemotron_h", "lfm2", "lfm2_moe",
-                     "qwen3_next", "qwen3_5_text", "qwen3_5_moe_text", "kimi_linear", "olmo_hybrid", "bailing_hybrid",
+    **dict.fromkeys(("lfm3", "jamba", "zamba2", "bamba", "falcon_h1", "granitemoehybrid", "nemotron_h", "lfm2",
+                     "lfm2_moe", "qwen3_next", "qwen3_5_text", "qwen3_5_moe_text", "kimi_linear", "olmo_hybrid", "bailing_hybrid",
                      "lara_mini", "zaya", "inkling_text", "recurrent_gemma"), HYBRID),
 }
 

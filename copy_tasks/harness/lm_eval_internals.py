@@ -502,3 +502,28 @@ def is_bad_json_argument(error: Exception) -> bool:
     (True, False)
     """
     return isinstance(error, ValueError) and str(error).startswith("Invalid JSON")
+
+
+def new_request(request_type: str, doc: dict, arguments: tuple, idx: int = 0, task_name: str = "request"):
+    """An lm-eval `Instance` (a request a model answers), on either lm-eval: 0.4 takes the task's
+    name and doc id inside `metadata`, 0.5 as arguments of their own (`doc_id` a keyword).
+
+    >>> new_request("loglikelihood", {}, ("ab:", " 1")).arguments
+    ('ab:', ' 1')
+    """
+    import inspect
+
+    from lm_eval.api.instance import Instance
+
+    if "task_name" in inspect.signature(Instance).parameters:
+        return Instance(request_type=request_type, doc=doc, arguments=arguments, task_name=task_name, idx=idx,
+                        doc_id=0)
+    return Instance(request_type=request_type, doc=doc, arguments=arguments, idx=idx, metadata=(task_name, 0, 1))
+
+
+def request_for_question(request, arguments: tuple, idx: int):
+    """A copy of lm-eval's `request` for another question of its doc: its own arguments and index,
+    everything else (task, doc, doc id, metadata) as lm-eval made it."""
+    import dataclasses
+
+    return dataclasses.replace(request, arguments=arguments, idx=idx)

@@ -41,7 +41,6 @@ import json
 import math
 from functools import partial
 
-from lm_eval.api.instance import Instance
 from lm_eval.api.task import ConfigurableTask
 
 from copy_tasks.common.version import __version__
@@ -53,6 +52,7 @@ from copy_tasks.harness.lm_eval_internals import (
     built_requests,
     model_of_running_evaluate,
     request_cache_keyed_on,
+    request_for_question,
     without_custom_dataset_hint,
     without_request_cache,
 )
@@ -199,8 +199,7 @@ class CopyTask(ConfigurableTask):
         request = super().construct_requests(doc, ctx, **kwargs)
         requests = [request]
         if (family := family_named(doc["family"])).queries is not None:
-            requests = [Instance(request.request_type, doc, question_arguments(request.arguments, doc, question),
-                                 idx=i, metadata=request.metadata)
+            requests = [request_for_question(request, question_arguments(request.arguments, doc, question), i)
                         for i, question in enumerate(family.request_docs(doc))]
         for one in requests:
             self.fit_request(one)

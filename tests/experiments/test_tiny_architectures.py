@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import pytest
 import torch
-from lm_eval.api.instance import Instance
 
 from copy_tasks.experiments.tiny_architectures import EXPECTED_LABELS, SWEEP, build_tiny_architecture
 from copy_tasks.harness.cache_memory import measure_memory
+from copy_tasks.harness.lm_eval_internals import new_request
 from copy_tasks.models.fast_hf import PLAIN_HEAD, SOFTCAPPED_HEAD
 from copy_tasks.probes.families import FAMILIES
 from copy_tasks.probes.task_docs import generate_docs
@@ -32,11 +32,11 @@ def test_every_architecture_measures_as_what_it_is(sweep):
     assert labels["mistral"].bits_per_token == 0 and labels["mistral"].window_bits > 0
 
 
-def requests() -> list[Instance]:
+def requests() -> list:
     """A copy, a phone book and an mqar doc's 8 questions (each a prefix of the next)."""
     docs = (generate_docs("random_copy", 20, 1, 1) + generate_docs("phonebook_copy", 10, 1, 1)
             + tuple(FAMILIES["mqar"].request_docs(generate_docs("mqar", 8, 1, 1)[0])))
-    return [Instance(request_type="loglikelihood", doc=doc, arguments=(doc["prompt"], doc["continuation"]), idx=0)
+    return [new_request("loglikelihood", doc, (doc["prompt"], doc["continuation"]))
             for doc in docs]
 
 

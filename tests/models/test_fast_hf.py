@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 import torch
-from lm_eval.api.instance import Instance
 from lm_eval.models.huggingface import HFLM
 
 from copy_tasks.harness import lm_eval_internals as internals
+from copy_tasks.harness.lm_eval_internals import new_request
 from copy_tasks.models import fast_hf
 from copy_tasks.models.banded_attention import BANDED_SDPA
 from copy_tasks.models.fast_hf import FastLoglikelihoodHFLM
@@ -22,7 +22,7 @@ def requests():
     docs = (generate_docs("random_copy", 50, 1, 3) + generate_docs("phonebook_copy", 200, 1, 2)
             + generate_docs("lookup_suffix", 20, 1, 2) + generate_docs("dup_ngram_copy", 3, 1, 2)
             + tuple(FAMILIES["mqar"].request_docs(generate_docs("mqar", 8, 1, 1)[0])))
-    return [Instance(request_type="loglikelihood", doc=d, arguments=(d["prompt"], d["continuation"]), idx=0)
+    return [new_request("loglikelihood", d, (d["prompt"], d["continuation"]))
             for d in docs]
 
 
@@ -191,8 +191,8 @@ def head_inputs(fast, monkeypatch, chunk_positions: int) -> list[tuple[int, ...]
 def mixed_lengths(fast, filler: str = " a"):
     """Two requests of 84 and 26 tokens scoring 4 and 10 (the tiny tokenizer has no merges: " a"
     is two tokens), their prompts made of `filler`."""
-    cases = [Instance(request_type="loglikelihood", doc={}, arguments=(filler * 8, " b" * 5), idx=0),
-             Instance(request_type="loglikelihood", doc={}, arguments=(filler * 40, " b" * 2), idx=0)]
+    cases = [new_request("loglikelihood", {}, (filler * 8, " b" * 5)),
+             new_request("loglikelihood", {}, (filler * 40, " b" * 2))]
     assert [len(fast.tok_encode(text)) for text in (filler * 8, " b" * 5, filler * 40, " b" * 2)] == [16, 10, 80, 4]
     return cases
 
@@ -229,7 +229,7 @@ def test_an_architecture_not_known_to_hf_fast_is_scored_from_its_logits(tiny_mod
 def questions_of_one_doc():
     """Three requests of one doc whose later questions follow the earlier answers (as `mqar`'s
     do), and one of another doc: each of the first two begins the third."""
-    return [Instance(request_type="loglikelihood", doc={}, arguments=arguments, idx=0) for arguments in (
+    return [new_request("loglikelihood", {}, arguments) for arguments in (
         (" a b c d", " e"), (" a b c d e f", " g"), (" a b c d e f g h", " i"), (" b b", " c"))]
 
 
@@ -290,7 +290,7 @@ def test_batch_size_auto_of_generation_is_sized_from_prompt_and_budget(tiny_mode
     head = 3 * 4 * min(fast_hf.HEAD_CHUNK_LOGITS, fast.model.config.vocab_size * 21)
     monkeypatch.setattr(fast_hf, "free_memory_bytes", lambda device: (2 * row + head) * 4 // 3 + 4)
     options = {"until": ["\n"], "max_gen_toks": 5, "do_sample": False}
-    cases = [Instance(request_type="generate_until", doc={}, arguments=(prompt, options), idx=0)
+    cases = [new_request("generate_until", {}, (prompt, options))
              for prompt in (" a" * 8, " a" * 4, " a" * 2)]
     batches = []
     generate = fast.model.generate
@@ -308,5 +308,5 @@ def test_batch_size_auto_on_a_config_without_the_shape_it_reads_is_batch_1_not_a
 
     folder = write_scripted_model(tmp_path, build_byte_fallback_tokenizer(), {"ab:": " 12"})
     fast = FastLoglikelihoodHFLM(pretrained=str(folder), device="cpu", batch_size="auto")
-    request = Instance(request_type="loglikelihood", doc={}, arguments=("ab:", " 12"), idx=0)
+    request = new_request("loglikelihood", {}, ("ab:", " 12"))
     assert fast.loglikelihood([request]) == [(0.0, True)] and list(fast.batch_sizes.values()) == [1]

@@ -9,8 +9,8 @@ from __future__ import annotations
 import math
 
 import pytest
-from lm_eval.api.instance import Instance
 
+from copy_tasks.harness.lm_eval_internals import new_request
 from copy_tasks.models.reference_lm import BoundedStateLM, NgramCopierLM
 from copy_tasks.probes.options import UserError
 
@@ -29,12 +29,12 @@ COPY = "a b c\n\na b c\n\na"
 
 
 def loglikelihoods(model, *pairs: tuple[str, str]) -> list[tuple[float, bool]]:
-    requests = [Instance("loglikelihood", doc={}, arguments=pair, idx=0) for pair in pairs]
+    requests = [new_request("loglikelihood", {}, pair) for pair in pairs]
     return model.loglikelihood(requests)
 
 
 def generations(model, *requests: tuple[str, dict]) -> list[str]:
-    return model.generate_until([Instance("generate_until", doc={}, arguments=request, idx=0)
+    return model.generate_until([new_request("generate_until", {}, request)
                                  for request in requests])
 
 
@@ -172,6 +172,6 @@ def test_bounded_state_writes_at_most_max_gen_toks_characters():
 
 @pytest.mark.parametrize("model", [NgramCopierLM(), BoundedStateLM()], ids=["ngram_copier", "bounded_state"])
 def test_rolling_loglikelihood_is_refused_with_the_reason(model):
-    request = Instance("loglikelihood_rolling", doc={}, arguments=("a whole text",), idx=0)
+    request = new_request("loglikelihood_rolling", {}, ("a whole text",))
     with pytest.raises(NotImplementedError, match="score continuations of a prompt, not whole texts"):
         model.loglikelihood_rolling([request])

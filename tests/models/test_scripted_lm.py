@@ -11,9 +11,9 @@ import json
 import math
 
 import pytest
-from lm_eval.api.instance import Instance
 
 from copy_tasks.experiments.tiny_models import CHAT_TEMPLATE
+from copy_tasks.harness.lm_eval_internals import new_request
 from copy_tasks.models.scripted_lm import ScriptedLM
 from copy_tasks.probes.conformance import STYLES, chat_key, prompt_key
 
@@ -59,13 +59,12 @@ def scripted(files, style: str) -> ScriptedLM:
 
 
 def generate(model: ScriptedLM, until: list[str], max_gen_toks: int, prompt: str = PROMPT) -> str:
-    request = Instance("generate_until", doc={}, arguments=(prompt, {"until": until, "max_gen_toks": max_gen_toks}),
-                       idx=0)
+    request = new_request("generate_until", {}, (prompt, {"until": until, "max_gen_toks": max_gen_toks}))
     return model.generate_until([request])[0]
 
 
 def loglikelihood(model: ScriptedLM, continuation: str) -> tuple[float, bool]:
-    return model.loglikelihood([Instance("loglikelihood", doc={}, arguments=(PROMPT, continuation), idx=0)])[0]
+    return model.loglikelihood([new_request("loglikelihood", {}, (PROMPT, continuation))])[0]
 
 
 def test_the_tokenizer_segments_as_the_tests_assume(files):
