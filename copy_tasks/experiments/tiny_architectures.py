@@ -74,8 +74,8 @@ EXPECTED_LABELS = {
     **dict.fromkeys(("mistral", "qwen2"), BOUNDED),
     **dict.fromkeys(("mamba", "falcon_mamba", "mamba2", "rwkv", "xlstm"), SSM),
     **dict.fromkeys(("lfm3", "jamba", "zamba2", "bamba", "falcon_h1", "granitemoehybrid", "nemotron_h", "lfm2",
-                     "lfm2_moe", "qwen3_next", "qwen3_5_text", "qwen3_5_moe_text", "kimi_linear", "olmo_hybrid", "bailing_hybrid",
-                     "lara_mini", "zaya", "inkling_text", "recurrent_gemma"), HYBRID),
+                     "lfm2_moe", "qwen3_next", "qwen3_5_text", "qwen3_5_moe_text", "kimi_linear", "olmo_hybrid",
+                     "bailing_hybrid", "lara_mini", "zaya", "inkling_text", "recurrent_gemma"), HYBRID),
 }
 
 

@@ -12,8 +12,8 @@ from copy_tasks.report.memory_axis import MemoryPoint, memory_points, recall_bou
 def row(name, task, metric, value, fixed="", per_token="", architecture="transformer", variant="teacher_forced"):
     family, length = task.replace("_tf", "").rsplit("_", 1)
     return {"name": name, "model": name, "flags": "", "family": family, "variant": variant, "metric": metric,
-            "value": value, "stderr": "", "length": length, "task": task, "state_bits": fixed, "state_bits_per_token": per_token,
-            "architecture": architecture}
+            "value": value, "stderr": "", "length": length, "task": task, "state_bits": fixed,
+            "state_bits_per_token": per_token, "architecture": architecture}
 
 
 def test_a_transformer_grows_with_its_prompt_and_a_fixed_state_does_not_hand_worked():
