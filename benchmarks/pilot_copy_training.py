@@ -5,17 +5,19 @@ copies of 10 and 20 letters, the training lengths' middle and end.
 
 The variants (`VARIANTS`), from the recipe's copy training cut to its single-example phase (the
 published NoPE sat at the uniform loss there already; RoPE learned there and lost it on the
-packed rows, `--packed`):
+packed rows, the `-packed` variants):
 - `recipe`: 300 single-example steps, learning rate 1e-3, 100 warm-up steps, the END label;
 - `no-end`: the same without the loss on the `.` after the copy;
 - `lr-3e-4`, `lr-3e-3`: another learning rate;
 - `warmup-300`: a longer warm-up;
 - `steps-900`: three times the steps;
-- `packed`: the recipe's 300 single steps and 300 packed rows of 2,048 tokens (slow: ~8 minutes).
+- `packed`, `lr-3e-3-packed`, `steps-900-packed`: the recipe's, and two of the above, followed by
+  the recipe's 300 packed rows of 2,048 tokens (slow: about 8 CPU-minutes more each).
 
-    python benchmarks/pilot_copy_training.py --architectures transformer-nope,transformer-rope [--packed]
+    python benchmarks/pilot_copy_training.py --architectures transformer-nope,transformer-rope
+    python benchmarks/pilot_copy_training.py --architectures transformer-rope --variants lr-3e-3-packed
 
-One torch thread; about 2 CPU-minutes a variant and architecture without `--packed`. Prints a
+One torch thread; about 2 CPU-minutes a variant and architecture without a packed phase. Prints a
 Markdown table: exact match at 10 and 20 letters, final loss, seconds.
 """
 
@@ -34,16 +36,21 @@ VARIANTS = {
     "lr-3e-3": {"learning_rate": 3e-3},
     "warmup-300": {"warmup_steps": 300},
     "steps-900": {"steps": 900},
+    # the recipe's packed phase after the single steps (slow: about 8 CPU-minutes more)
+    "packed": {"packed": True},
+    "lr-3e-3-packed": {"learning_rate": 3e-3, "packed": True},
+    "steps-900-packed": {"steps": 900, "packed": True},
 }
+QUICK = ("recipe", "no-end", "lr-3e-4", "lr-3e-3", "warmup-300", "steps-900")  # without the packed phase
 HELD_OUT_SEED = 98765  # a stream of its own: no training seed's
 
 
-def recipe_of(settings: dict, packed: bool):
+def recipe_of(settings: dict):
     from copy_tasks.experiments.recipes import RECIPES, Phases
 
     full = RECIPES["full"]
     steps = settings.get("steps", full.phases["copy"].single_steps)
-    phases = Phases(steps, full.phases["copy"].packed_steps if packed else 0)
+    phases = Phases(steps, full.phases["copy"].packed_steps if settings.get("packed") else 0)
     changes = {key: value for key, value in settings.items() if key in ("learning_rate", "warmup_steps")}
     return replace(full, phases={**full.phases, "copy": phases}, seeds=(0,), **changes)
 
@@ -62,7 +69,7 @@ def exact_match(model, tokenizer, recipe, length: int, docs: int = 64) -> float:
     return 1.0 - wrong.float().mean().item()
 
 
-def run(architecture: str, name: str, settings: dict, packed: bool) -> dict:
+def run(architecture: str, name: str, settings: dict) -> dict:
     import torch
 
     from copy_tasks.experiments import training_tasks
@@ -70,7 +77,7 @@ def run(architecture: str, name: str, settings: dict, packed: bool) -> dict:
     from copy_tasks.experiments.training_data import tokenizer_for
 
     torch.set_num_threads(1)
-    recipe = recipe_of(settings, packed)
+    recipe = recipe_of(settings)
     copy = training_tasks.TRAINING_TASKS["copy"]
     original = copy
     if "end_mark" in settings:
@@ -98,17 +105,13 @@ def run(architecture: str, name: str, settings: dict, packed: bool) -> dict:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--architectures", default="transformer-nope,transformer-rope")
-    parser.add_argument("--variants", default=",".join(VARIANTS))
-    parser.add_argument("--packed", action="store_true", help="also the recipe with its packed phase (slow)")
+    parser.add_argument("--variants", default=",".join(QUICK), help=f"of {', '.join(VARIANTS)}")
     args = parser.parse_args(argv)
     print("| architecture | variant | exact match at 10 | at 20 | final loss | CPU s |")
     print("|---|---|---:|---:|---:|---:|")
-    plan = [(name, VARIANTS[name], False) for name in args.variants.split(",")]
-    if args.packed:
-        plan.append(("packed", {}, True))
     for architecture in args.architectures.split(","):
-        for name, settings, packed in plan:
-            row = run(architecture, name, settings, packed)
+        for name in args.variants.split(","):
+            row = run(architecture, name, VARIANTS[name])
             print(f"| {architecture} | {name} | {row['at 10']:.2f} | {row['at 20']:.2f} | {row['loss']:.3f} | "
                   f"{row['seconds']:.0f} |", flush=True)
 
