@@ -28,9 +28,12 @@ TRAINED_ARCHITECTURES = {"transformer-nope": "transformer (NoPE)", "transformer-
                          "transformer-hard-alibi": "transformer (Hard-ALiBi)", "mamba2": "ssm", "lstm": "rnn"}
 TRAINED_FAMILIES = {"copy": {"random_copy", "dup_ngram_copy"}, "lookup_prefix": {"lookup_prefix"},
                     "lookup_suffix": {"lookup_suffix"}}
-# `copy-tasks train --recipe mqar`: Zoology's MQAR in its format, three architectures at two widths, seeds 0 and 1
-MQAR_GRID = [f"trained-mqar-{architecture}-w{width}-s{seed}" for architecture in ("transformer-rope", "mamba2", "lstm")
-             for width in (32, 64) for seed in (0, 1)]
+# `copy-tasks train --recipe mqar`: Zoology's MQAR in its format, attention (RoPE, conv-then-attention) and the LSTM
+# at two widths, Mamba-2 at width 64 with four states, seeds 0 and 1
+MQAR_MODELS = [("transformer-rope", 32), ("transformer-rope", 64), ("transformer-conv", 32), ("transformer-conv", 64),
+               ("mamba2-state8", 64), ("mamba2-state16", 64), ("mamba2-state32", 64), ("mamba2", 64), ("lstm", 32),
+               ("lstm", 64)]
+MQAR_GRID = [f"trained-mqar-{architecture}-w{width}-s{seed}" for architecture, width in MQAR_MODELS for seed in (0, 1)]
 IMAGE = re.compile(r'<img alt="([^"]*)" src="data:image/png;base64,([^"]*)"')
 
 
@@ -250,29 +253,36 @@ def test_the_pretrained_models_ran_mqar_and_the_passkey_on_25_docs_with_queries_
             (variant, words) for variant in ("generation", "teacher_forced") for words in (100, 200, 500)}
 
 
-def test_the_fixed_state_models_record_the_state_size_their_configs_give():
-    from copy_tasks.experiments.architectures import build_model, state_bits
+def test_every_trained_model_records_the_memory_its_run_measured():
+    """The `mqar` grid's rows record what each model keeps, measured from its cache (by hand for
+    the LSTM and conv-then-attention): state bits and bits a token as the recipe's models give
+    them. The paper's tasks' rows were recorded before memory was measured (2026-12-05): their
+    state bits are the hand counts of then (a convolution's `conv_kernel - 1` inputs), nothing
+    per token."""
+    from copy_tasks.experiments.architectures import build_model, memory
     from copy_tasks.experiments.recipes import RECIPES
-    from copy_tasks.experiments.training_data import char_tokenizer
+    from copy_tasks.experiments.training_data import tokenizer_for
 
-    # The paper's tasks' models are recipe `full`'s (its LSTM 2 x 440), the `mqar` grid's recipe `mqar`'s
-    # (2 layers at each width: docs/training.md).
-    built = {"paper": (RECIPES["full"], None), "mqar-w32": (RECIPES["mqar"], 32), "mqar-w64": (RECIPES["mqar"], 64)}
-    expected = {(models, architecture): state_bits(build_model(architecture, recipe, char_tokenizer(), 0, width))
-                for models, (recipe, width) in built.items() for architecture in ("mamba2", "lstm")}
-    assert expected == {("paper", "mamba2"): 7_770_112, ("paper", "lstm"): 56_320,
-                        ("mqar-w32", "mamba2"): 299_008, ("mqar-w32", "lstm"): 4_096,
-                        ("mqar-w64", "mamba2"): 573_440, ("mqar-w64", "lstm"): 8_192}
+    expected = {}
+    for architecture, width in MQAR_MODELS:
+        kept = memory(build_model(architecture, RECIPES["mqar"], tokenizer_for("mqar"), 0, width))
+        expected[f"{architecture}-w{width}"] = (str(kept.state_bits), str(kept.bits_per_token))
+    assert expected["mamba2-w64"] == ("589824", "0") and expected["transformer-rope-w64"] == ("0", "8192")
+    assert expected["lstm-w32"] == ("4096", "0") and expected["transformer-conv-w32"] == ("4096", "4096")
+    paper = {"mamba2": "7770112", "lstm": "56320"}
     for row in published_rows():
-        trained = re.fullmatch(r"trained-([a-z_]+)-(mamba2|lstm)(-w\d+)?-s\d", row["model"])
-        if trained:
-            models = "mqar" + trained.group(3) if trained.group(1) == "mqar" else "paper"
-            assert row["state_bits"] == str(expected[models, trained.group(2)]), row["model"]
+        grid = re.fullmatch(r"trained-mqar-(.+)-s\d", row["model"])
+        trained = re.fullmatch(r"trained-([a-z_]+)-(.+)-s\d", row["model"])
+        if grid:
+            assert (row["state_bits"], row["state_bits_per_token"]) == expected[grid.group(1)], row["model"]
+        elif trained:
+            assert (row["state_bits"], row["state_bits_per_token"]) == (paper.get(trained.group(2), ""), ""), \
+                row["model"]
         elif row["model"].startswith("bounded_state"):
             budget = re.fullmatch(r"bounded_state(?:\(bits=(\d+)\))?", row["model"]).group(1) or "256"
             assert row["state_bits"] == budget, row["model"]
-        else:  # a transformer, the n-gram copier: no fixed-size state
-            assert row["state_bits"] == "", row["model"]
+        else:  # a pretrained transformer run before memory was measured, the n-gram copier: nothing recorded
+            assert (row["state_bits"], row["state_bits_per_token"]) == ("", ""), row["model"]
 
 
 def test_bounded_state_at_every_budget_copies_no_further_than_theorem_2_7_allows():

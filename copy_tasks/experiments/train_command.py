@@ -7,7 +7,7 @@ seed (`copy_tasks.experiments.training`), score them through plain `lm_eval`
     copy-tasks train --out runs/train --recipe gpu        # a million copy examples, the paper's lengths: for a GPU
     copy-tasks train --out runs/train --leaderboard leaderboard/   # and publish the rows
     copy-tasks train --out runs/train --report-only       # rebuild the report of a finished run
-    copy-tasks train --out runs/mqar --recipe mqar        # Zoology's MQAR grid at widths 32 and 64
+    copy-tasks train --out runs/mqar --recipe mqar        # Zoology's MQAR: recall against state, 20 models
 
 Into `--out` it writes the models (`<task>/<architecture>/seed-<N>/final/`, and the copy
 models' checkpoints `step-<N>/`, each loadable by `lm_eval --model hf` with its log and
