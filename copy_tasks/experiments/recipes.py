@@ -77,6 +77,7 @@ class Recipe:
     architectures: tuple[str, ...] = PAPER_ARCHITECTURES  # what `--models` trains unless told
     tied_heads: tuple[str, ...] = ()  # architectures whose output head is the token embedding (Zoology's)
     learning_rates: dict = field(default_factory=dict, hash=False)  # architecture -> its own peak learning rate
+    architecture_phases: dict = field(default_factory=dict, hash=False)  # architecture -> {task: its own Phases}
     mqar_pairs: tuple[int, int] = (8, 32)  # mqar pair counts drawn uniformly from this range
     weight_decay: float = 0.1
     log_every: int = 25  # steps
@@ -87,6 +88,10 @@ class Recipe:
         """The tasks a run of this recipe trains unless told: the paper's three where it has them."""
         paper = ("copy", "lookup_prefix", "lookup_suffix")
         return paper if set(paper) <= set(self.phases) else tuple(self.phases)
+
+    def phases_of(self, task: str, architecture: str) -> Phases:
+        """The steps an architecture trains a task for: its own (`architecture_phases`), else the recipe's."""
+        return self.architecture_phases.get(architecture, {}).get(task, self.phases[task])
 
     def learning_rate_of(self, architecture: str) -> float:
         """The architecture's peak learning rate: its own (`learning_rates`), else the recipe's."""

@@ -5,6 +5,9 @@ One lm-eval run per model and setting (`copy_tasks.experiments.lm_eval_runner`),
 
 - `quick` (the README's main job): Gemma 3 270M with 4 docs per length; both reference models
   over every length and variant with 20 docs.
+
+Every preset runs the families that need no download, and the natural-text copies (`c4_copy`,
+`c4_copy_shuffled`) on offline Wikipedia (`OFFLINE_TEXT`), not C4 from the hub.
 - `published` (the `leaderboard/` folder): Gemma 3 270M and SmolLM2 135M with 25 docs per
   length, the same docs generated and teacher-forced; SmolLM2 also under its chat template
   (`--apply_chat_template`, run label `smollm2-135m-chat`); both reference models over every
@@ -25,7 +28,7 @@ them in the model cache (`by_name/`), so the results name the model, not a path 
     >>> plan("quick")[0].tasks[:4]
     ('lookup_prefix_20', 'lookup_prefix_50', 'lookup_prefix_100', 'lookup_suffix_20')
     >>> plan("smoke", ("ngram_copier",))[0].tasks[:3], plan("smoke")[-1].docs
-    (('dup_ngram_copy_1', 'dup_ngram_copy_2', 'lookup_prefix_20'), 2)
+    (('c4_copy_25', 'c4_copy_50', 'c4_copy_shuffled_25'), 2)
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ from copy_tasks.harness.model_info import REFERENCE_MODELS
 from copy_tasks.probes.families import FAMILIES
 from copy_tasks.probes.family import GENERATION, TEACHER_FORCED, VARIANTS, Family
 from copy_tasks.probes.options import DOCS, UserError, one_line_errors
+from copy_tasks.probes.text_sources import TEXT_SOURCE, WIKIPEDIA
 
 
 @dataclass(frozen=True)
@@ -119,6 +123,9 @@ SUITE_LENGTHS = {
     "dup_ngram_copy": lambda family: SuiteLengths(quick_teacher_forced=family.lengths, published=family.lengths),
     # the main job's longest length is 100: the passkey at 100 words only
     "passkey_recall": lambda family: SuiteLengths(quick_teacher_forced=(100,), published=family.lengths[:3]),
+    # natural text (offline Wikipedia): the main job teacher-forces 25 and 50 words, the published board 25 to 500
+    **dict.fromkeys(("c4_copy", "c4_copy_shuffled"), lambda family: SuiteLengths(
+        quick_teacher_forced=(25, 50), published=up_to(500)(family))),
     **dict.fromkeys(("lookup_prefix", "lookup_suffix"), lambda family: SuiteLengths(
         quick_generation=up_to(100)(family), quick_teacher_forced=up_to(100)(family), published=up_to(500)(family))),
 }
@@ -128,17 +135,25 @@ def suite_lengths(family: Family) -> SuiteLengths:
     """The lengths the suite runs a family at (`SUITE_LENGTHS`).
 
     >>> suite_lengths(FAMILIES["c4_copy_shuffled"]).lengths("published", TEACHER_FORCED)
-    (25, 50, 100)
+    (25, 50, 100, 200, 500)
     """
     lengths = SUITE_LENGTHS.get(family.name)
     return lengths(family) if lengths else SuiteLengths(quick_teacher_forced=family.lengths[:2],
                                                         published=family.lengths[:3])
 
 
-def offline_families() -> list[Family]:
-    """The families that need no download, in the family table's order."""
-    return [family for family in FAMILIES.values() if not family.needs_download]
+# The text families read their passages from offline Wikipedia in the suite (the install brings
+# it: `copy_tasks.probes.text_sources`), not from C4 on the hub.
+OFFLINE_TEXT = {TEXT_SOURCE.key: WIKIPEDIA}
 
+
+def offline_families() -> list[Family]:
+    """The families the suite runs, in the family table's order: those that need no download,
+    and those whose only source is the natural text (`OFFLINE_TEXT`: offline Wikipedia)."""
+    return [family for family in FAMILIES.values() if not family.needs_download or TEXT_SOURCE in family.options]
+
+
+TEXT_FAMILIES = tuple(f"{family.name}_" for family in FAMILIES.values() if TEXT_SOURCE in family.options)
 
 # Requests per batch for the pretrained models: generation batches by equal budgets, which
 # the budget ladder keeps few; on 2 CPU cores 8 decodes about 2.5x faster than 1.
@@ -163,15 +178,16 @@ class SuiteRun:
         """This run as lm-eval runs it, its results under `results_dir/<label>/`; a pretrained
         model's samples are logged."""
         pretrained = bool(self.model_args)
+        text = OFFLINE_TEXT if any(task.startswith(TEXT_FAMILIES) for task in self.tasks) else {}
         return LmEvalRun(self.backend, self.tasks, results_dir / self.label, model_args=self.model_args,
-                         metadata={DOCS.key: self.docs} if self.docs is not None else {},
+                         metadata={**({DOCS.key: self.docs} if self.docs is not None else {}), **text},
                          batch_size=self.batch_size, chat=self.chat, log_samples=pretrained,
                          device="cpu" if pretrained else None)
 
 
-def _tasks(lengths_preset: str | None, variant: str) -> tuple[str, ...]:
-    """The task names of one variant, family by family, at the lengths each family declares for
-    the preset (`suite_lengths`; None: every length)."""
+def _tasks(lengths_preset: str | None, variant: str, families: tuple[str, ...] | None = None) -> tuple[str, ...]:
+    """The task names of one variant, family by family (of `families`, else every suite family),
+    at the lengths each family declares for the preset (`suite_lengths`; None: every length)."""
     def lengths(family: Family) -> tuple[int, ...]:
         if lengths_preset is None:
             return family.lengths
@@ -180,14 +196,16 @@ def _tasks(lengths_preset: str | None, variant: str) -> tuple[str, ...]:
         return suite_lengths(family).lengths(lengths_preset, variant)
 
     return tuple(family.task_name(length, variant == TEACHER_FORCED) for family in offline_families()
-                 for length in lengths(family))
+                 if families is None or family.name in families for length in lengths(family))
 
 
 CHAT_SUFFIX = "-chat"
 
 
-def plan(preset_name: str, labels: tuple[str, ...] | None = None) -> list[SuiteRun]:
-    """The runs of a preset, in order (those with the given labels, if any): one per model, its
+def plan(preset_name: str, labels: tuple[str, ...] | None = None, families: tuple[str, ...] | None = None
+         ) -> list[SuiteRun]:
+    """The runs of a preset, in order (those with the given labels, if any; on the given
+    families, if any: to add families to a board built before them): one per model, its
     generation tasks then its teacher-forced ones (a pretrained model at the preset's doc count:
     doc i is the same doc in both variants, so their verdicts can be compared; one run loads the
     model once), and one more under the chat template for each chat model (label
@@ -197,14 +215,16 @@ def plan(preset_name: str, labels: tuple[str, ...] | None = None) -> list[SuiteR
     for model in preset.models:
         if model in REFERENCE_MODELS:
             lengths = None if preset.references_at_every_length else preset_name
-            tasks = _tasks(lengths, GENERATION) + _tasks(lengths, TEACHER_FORCED)
+            tasks = _tasks(lengths, GENERATION, families) + _tasks(lengths, TEACHER_FORCED, families)
             runs.append(SuiteRun(model, model, "", tasks, preset.reference_docs))
             continue
         settings = [(model, preset_name, False)]
         if model in preset.chat_models:
             settings.append((model + CHAT_SUFFIX, "chat", True))
         for label, lengths_preset, chat in settings:
-            tasks = tuple(task for variant in VARIANTS for task in _tasks(lengths_preset, variant))
+            tasks = tuple(task for variant in VARIANTS for task in _tasks(lengths_preset, variant, families))
+            if not tasks:  # a chat run has no lengths of these families
+                continue
             runs.append(SuiteRun(label, "hf_fast", f"pretrained={model}", tasks, preset.docs, MODEL_BATCH_SIZE,
                                  chat=chat, model=model))
     return [run for run in runs if labels is None or run.label in labels]
@@ -268,7 +288,8 @@ def concurrent_steps(runs: list[SuiteRun], verbose: bool = False) -> list[list[i
     return groups
 
 
-def run_suite(preset_name: str, out: Path, labels: tuple[str, ...] | None = None, verbose: bool = False) -> None:
+def run_suite(preset_name: str, out: Path, labels: tuple[str, ...] | None = None, verbose: bool = False,
+              families: tuple[str, ...] | None = None) -> None:
     """Run every model of the preset into `out/results/<label>/`, then build the leaderboard in
     `out`. Each run's lm-eval output goes to `out/logs/<label>.log`, after the command that re-runs
     that step (with `verbose`, to the terminal instead: it is lm-eval's progress and tables); the
@@ -280,7 +301,7 @@ def run_suite(preset_name: str, out: Path, labels: tuple[str, ...] | None = None
     from copy_tasks.report.build import build_leaderboard
 
     out = out.resolve()
-    runs = plan(preset_name, labels)
+    runs = plan(preset_name, labels, families)
     models_dir = cache_root() / "by_name"
     results_dir = out / "results"
     prepare_out(out)
@@ -325,6 +346,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--models", default=None,
                         help="comma-separated subset of the preset's runs, by label (a model, or "
                         "<model>-chat for its chat-template runs)")
+    parser.add_argument("--families", default=None,
+                        help="comma-separated subset of the preset's families (to add families to a board built "
+                             "before them)")
     parser.add_argument("--out", type=Path, required=True, help="the leaderboard folder to write")
     parser.add_argument("--verbose", action="store_true",
                         help="show lm-eval's own output (progress bars, tables) as it runs; it is always kept "
@@ -337,5 +361,11 @@ def main(argv: list[str] | None = None) -> None:
         if unknown:
             parser.error(f"--models: unknown {', '.join(unknown)}; the preset {args.preset} runs "
                          f"{', '.join(run_labels(args.preset))}")
+    families = None
+    if args.families:
+        families = tuple(name.strip() for name in args.families.split(",") if name.strip())
+        known = [family.name for family in offline_families()]
+        if unknown := [name for name in families if name not in known]:
+            parser.error(f"--families: unknown {', '.join(unknown)}; the suite runs {', '.join(known)}")
     with one_line_errors("copy-tasks suite", {SuiteError: 2, ModelError: 1, LmEvalFailed: 1}):
-        run_suite(args.preset, args.out, labels, verbose=args.verbose)
+        run_suite(args.preset, args.out, labels, verbose=args.verbose, families=families)

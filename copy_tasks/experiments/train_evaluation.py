@@ -100,7 +100,8 @@ def evaluations(recipe: Recipe, out: Path, architectures, tasks=PAPER_TASKS) -> 
         if task.checkpoints_scored_on is not None:
             scored = scored_tasks(task.checkpoints_scored_on(recipe))
             runs += [Evaluation(model_label(job, step), "hf", "", scored, job.folder(out) / f"step-{step}")
-                     for step in recipe.checkpoint_steps if step < recipe.phases[job.task].steps]
+                     for step in recipe.checkpoint_steps
+                     if step < recipe.phases_of(job.task, job.architecture).steps]
     for task in (TRAINING_TASKS[name] for name in tasks):
         runs += [Evaluation(reference.label, reference.backend, reference.model_args,
                             scored_tasks(task.scored_on(recipe))) for reference in task.references]

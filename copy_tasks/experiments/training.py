@@ -117,7 +117,7 @@ def train(architecture: str, task: str, seed: int, recipe: Recipe, out: Path, pr
     model.to(device)
     optimizer = torch.optim.AdamW(model.parameters(), lr=recipe.learning_rate_of(architecture),
                                   weight_decay=recipe.weight_decay)
-    phases, saves_checkpoints = recipe.phases[task], declared.checkpoints_scored_on is not None
+    phases, saves_checkpoints = recipe.phases_of(task, architecture), declared.checkpoints_scored_on is not None
     folder = model_folder(out, task, architecture, seed, width)
     folder.mkdir(parents=True, exist_ok=True)
     stream = ExampleStream(recipe, task, seed)

