@@ -122,7 +122,7 @@ class ChoiceOption:
 
 @dataclass(frozen=True)
 class SourceOption:
-    """A data source: the default name, or a path that must exist."""
+    """A data source: the default name, another name it knows (`named`), or a path that must exist."""
 
     key: str
     argument: str
@@ -132,13 +132,15 @@ class SourceOption:
     load: Callable[[str], object]  # reads the source; raises a UserError saying how to fix it
     # (source, longest length asked for) -> None, or a UserError if the source cannot serve it
     serves: Callable[[str, int], None] | None = None
+    named: tuple[str, ...] = ()  # sources known by name besides the default (read without a path)
 
     def parse(self, value: Any) -> str:
-        if value == self.default:
+        if value == self.default or value in self.named:
             return value
         if not isinstance(value, str) or not Path(value).expanduser().exists():
+            names = " or ".join((self.default, *self.named))
             raise OptionError(
-                f"{self.key}={value!r} is not allowed: {self.meaning} must be {self.default} or an "
+                f"{self.key}={value!r} is not allowed: {self.meaning} must be {names} or an "
                 f"existing path ({self.accepted})."
             )
         return str(Path(value).expanduser().resolve())

