@@ -26,5 +26,5 @@ def make_c4_doc(rng: np.random.Generator, length: int, text_source: str) -> dict
 
 
 FAMILY = register(copy_family("c4_copy", "copy a passage of natural text", "words", LENGTHS, make_c4_doc,
-                              default_docs=100, downloads="C4, or local text", data_key="c4",
+                              default_docs=100, downloads="C4, offline Wikipedia or local text", data_key="c4",
                               options=(TEXT_SOURCE,), field_notes=DOCUMENT_NOTE))

@@ -26,5 +26,6 @@ def make_c4_shuffled_doc(rng: np.random.Generator, length: int, text_source: str
 
 
 FAMILY = register(copy_family("c4_copy_shuffled", "the same passages, words shuffled", "words", LENGTHS,
-                              make_c4_shuffled_doc, default_docs=100, downloads="C4, or local text", data_key="c4",
+                              make_c4_shuffled_doc, default_docs=100, downloads="C4, offline Wikipedia or local text",
+                              data_key="c4",
                               options=(TEXT_SOURCE,), field_notes=DOCUMENT_NOTE))
