@@ -523,7 +523,15 @@ def new_request(request_type: str, doc: dict, arguments: tuple, idx: int = 0, ta
 
 def request_for_question(request, arguments: tuple, idx: int):
     """A copy of lm-eval's `request` for another question of its doc: its own arguments and index,
-    everything else (task, doc, doc id, metadata) as lm-eval made it."""
+    everything else (task, doc, doc id, metadata) as lm-eval made it, and lists of responses of
+    its own (a copy that shared them would collect every question's answers in one list, and
+    each question would be scored on the first).
+
+    >>> first = new_request("generate_until", {}, ("ab:", {}))
+    >>> second = request_for_question(first, ("ab: 1 cd:", {}), 1)
+    >>> second.resps.append(" 2"); first.resps, second.resps, second.idx
+    ([], [' 2'], 1)
+    """
     import dataclasses
 
-    return dataclasses.replace(request, arguments=arguments, idx=idx)
+    return dataclasses.replace(request, arguments=arguments, idx=idx, resps=[], filtered_resps={})
