@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import torch
 import transformers
+from packaging.version import Version
 
 from copy_tasks.harness.cache_memory import Memory, cache_layers, measure_memory
 from copy_tasks.harness.state_size import architecture_label
@@ -34,12 +35,22 @@ def test_mamba_keeps_its_state_and_its_convolutions_whole_window_by_hand():
     assert measure_memory(tiny_mamba()) == Memory(2 * (64 * 4 + 64 * 3) * 32, 0)
 
 
+def ssm_state_widths() -> set[int]:
+    """The bits an element of Mamba-2's SSM state is stored in under bfloat16 weights: transformers
+    5.20 and later keep the scan's float32 (seen on 5.20 and 5.25), 5.0 the weights' 16 bits; the
+    release between that changed it is not pinned down."""
+    version = Version(transformers.__version__)
+    return {32} if version >= Version("5.20") else {16} if version < Version("5.1") else {16, 32}
+
+
 def test_mamba2_by_hand_and_at_each_parts_own_width():
     """Per layer: 4 heads x 16 x state 8 (the SSM) and (64 + 2 x 1 x 8) channels x kernel 3;
-    under bfloat16 weights the SSM state stays float32 and the convolution inputs are 16 bits."""
+    under bfloat16 weights the convolution inputs are 16 bits and the SSM state is counted at the
+    width transformers stores it in."""
     ssm, conv = 2 * 4 * 16 * 8, 2 * (64 + 2 * 8) * 3
     assert measure_memory(tiny_mamba2()) == Memory((ssm + conv) * 32, 0)
-    assert measure_memory(tiny_mamba2(torch.bfloat16)) == Memory(ssm * 32 + conv * 16, 0)
+    assert measure_memory(tiny_mamba2(torch.bfloat16)) in {Memory(ssm * width + conv * 16, 0)
+                                                            for width in ssm_state_widths()}
 
 
 def test_jamba_keeps_a_mamba_state_and_attentions_keys_and_values():
