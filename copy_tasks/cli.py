@@ -171,6 +171,7 @@ def _parser() -> argparse.ArgumentParser:
 
     model.add_argument("name", nargs="?", default=DEFAULT_MODEL, choices=sorted(MODELS),
                        help=f"default: {DEFAULT_MODEL}")
+    parser.subcommands = commands.choices  # name -> its parser
     return parser
 
 
@@ -206,7 +207,9 @@ def _main(argv: list[str] | None = None) -> None:
         getattr(importlib.import_module(module), function)(argv[1:])
         return
     parser = _parser()
-    args = parser.parse_args(argv)
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:  # said by the subcommand's parser, with its own usage
+        parser.subcommands[args.command].error(f"unrecognized arguments: {' '.join(unknown)}")
     if args.command == "list":
         print(family_table())
     elif args.command == "lengths":

@@ -225,3 +225,26 @@ def test_the_help_says_what_copy_tasks_is_and_each_command_answers_its_own_help(
     with pytest.raises(SystemExit):
         main(["suite", "--help"])
     assert "quick: the README's main job" in capsys.readouterr().out  # --preset says what each preset is
+
+
+@pytest.mark.parametrize("program", [["copy-tasks", "run"], ["lm_eval", "run"]])
+def test_a_misspelled_task_is_one_line_with_the_nearest_names(tmp_path, program):
+    """Issue 56 finding 3: `phonebok_copy_20` ended in a 25-line traceback, `ValueError: Tasks not
+    found`; bare lm_eval says the same through the start-up hook."""
+    result = run_command([*program, "--model", "ngram_copier", "--tasks", "phonebok_copy_20",
+                          "--output_path", str(tmp_path)], cwd=tmp_path)
+    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr[-2000:]
+    assert result.stderr.strip().splitlines()[-1] == (
+        "copy-tasks: error: --tasks phonebok_copy_20: no such task (nearest: phonebook_copy_20, phonebook_copy_200, "
+        "phonebook_copy_70); copy-tasks list names our families, lm_eval ls tasks every task")
+
+
+@pytest.mark.parametrize("argv", [["list", "--bogus"], ["lengths", "phonebook_copy", "60", "--out", "x", "--zz"]])
+def test_a_subcommand_says_its_own_usage_of_an_unknown_argument(capsys, argv):
+    from copy_tasks.cli import main
+
+    with pytest.raises(SystemExit) as stop:
+        main(argv)
+    error = capsys.readouterr().err
+    assert stop.value.code == 2 and error.startswith(f"usage: copy-tasks {argv[0]} ")
+    assert f"copy-tasks {argv[0]}: error: unrecognized arguments: {argv[-1]}" in error

@@ -288,6 +288,26 @@ def task_index_entry_classes(index_module):
     return index_module.Entry, index_module.Kind
 
 
+def missing_task_names(error: Exception) -> list[str] | None:
+    """The names of lm-eval's "Tasks not found" error (`EvaluatorConfig.process_tasks`), or None
+    for any other error.
+
+    >>> missing_task_names(ValueError("Tasks not found: phonebok_copy_20, x")), missing_task_names(ValueError("no"))
+    (['phonebok_copy_20', 'x'], None)
+    """
+    prefix = "Tasks not found: "
+    text = str(error)
+    return [name.strip() for name in text[len(prefix):].split(",")] if text.startswith(prefix) else None
+
+
+def indexed_task_names(config) -> list[str]:
+    """Every task and group name lm-eval's index holds for a run's `EvaluatorConfig` (its
+    `--include_path` included): what a misspelled name is compared with."""
+    from lm_eval.tasks import TaskManager
+
+    return list(TaskManager(include_path=getattr(config, "include_path", None), metadata=config.metadata or {}).all_tasks)
+
+
 def evaluator_config_fields(config):
     """(metadata, tasks, model, batch_size, model_args, chat template, limit) of lm-eval's
     `EvaluatorConfig` for a run (its `metadata` holds the `--model_args` too, merged in; the chat

@@ -91,6 +91,7 @@ COMMAND_LINE = {"run": False}  # set when a command-line run builds its tasks (`
 def patch_option_checks(config_module: Any) -> None:
     """Wrap `EvaluatorConfig.process_tasks` so that a run checks our options first (idempotent)."""
     from copy_tasks.harness.cli_checks import check_or_exit
+    from copy_tasks.probes.options import UserError
 
     def make(process_tasks):
         def checked(*args, **kwargs):
@@ -99,11 +100,36 @@ def patch_option_checks(config_module: Any) -> None:
             config_metadata, tasks, model, batch_size, model_args, chat, limit = internals.evaluator_config_fields(
                 config)
             check_or_exit(metadata or config_metadata or {}, tasks, model, batch_size, model_args, chat, limit)
-            return process_tasks(*args, **kwargs)
+            try:
+                return process_tasks(*args, **kwargs)
+            except ValueError as error:
+                missing = internals.missing_task_names(error)
+                if missing is None:
+                    raise
+                exit_in_one_line_on_the_command_line(UserError(unknown_tasks(missing,
+                                                                             internals.indexed_task_names(config))))
 
         return checked
 
     internals.patch(config_module, "option_checks", make)
+
+
+def unknown_tasks(missing: list[str], known: list[str]) -> str:
+    """What a run says of task names lm-eval's index does not hold: each with its nearest names.
+
+    >>> unknown_tasks(["phonebok_copy_20"], ["phonebook_copy_20", "phonebook_copy_tf_20", "mqar_8"])
+    '--tasks phonebok_copy_20: no such task (nearest: phonebook_copy_20, phonebook_copy_tf_20); copy-tasks list \
+names our families, lm_eval ls tasks every task'
+    >>> unknown_tasks(["zzz"], ["mqar_8"])
+    '--tasks zzz: no such task (nothing near it); copy-tasks list names our families, lm_eval ls tasks every task'
+    """
+    import difflib
+
+    named = []
+    for name in missing:
+        nearest = difflib.get_close_matches(name, known, n=3, cutoff=0.75)
+        named.append(f"{name}: no such task ({'nearest: ' + ', '.join(nearest) if nearest else 'nothing near it'})")
+    return f"--tasks {'; '.join(named)}; copy-tasks list names our families, lm_eval ls tasks every task"
 
 
 def bind_model_to_tasks(lm: Any, task_dict: Any) -> list:
