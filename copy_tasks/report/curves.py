@@ -135,7 +135,20 @@ class Score:
 
     @property
     def lengths(self) -> str:
+        """The lengths run, first-last, as the page sorts by them (`data-range`)."""
         return f"{self.points[0][0]}-{self.points[-1][0]}" if self.points else ""
+
+    @property
+    def shown_lengths(self) -> str:
+        """The lengths run as the tables write them: one length alone, not `100-100`.
+
+        >>> Score(((100, 1.0),)).shown_lengths, Score(((10, 1.0), (20, 0.5))).shown_lengths
+        ('100', '10-20')
+        """
+        if not self.points:
+            return ""
+        first, last = self.points[0][0], self.points[-1][0]
+        return str(first) if first == last else f"{first}-{last}"
 
     @property
     def overflow_note(self) -> str:

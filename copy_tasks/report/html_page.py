@@ -33,7 +33,7 @@ from copy_tasks.report.curves import FEW_DOCS, THRESHOLD, Score
 from copy_tasks.report.length_tables import FEW_DOCS_NOTE, LengthTable, length_cell, length_tables, mean_cell
 from copy_tasks.report.markdown import visible
 from copy_tasks.report.page_assets import ERRORS_SCRIPT, SORT_SCRIPT, STYLE
-from copy_tasks.report.score_table import TABLES, Rule, ScoreTable, TableRow, score_table
+from copy_tasks.report.score_table import TABLES, Rule, ScoreTable, TableRow, natural_order, row_flags, score_table
 from copy_tasks.report.series import series
 from copy_tasks.report.summary import RANKING_RULE
 from copy_tasks.report.table import as_written
@@ -87,21 +87,23 @@ def _sort_header(column: int, ident: str, label: str, numeric: bool, classes: st
             f'<button type="button">{text(label)}</button></th>')
 
 
-def _score_cells(score: Score | None) -> str:
+def _score_cells(score: Score | None, row_flags: str = "") -> str:
     """The effective-length and AUC cells of one score: values for sorting in `data-value`
     (`<L` sorts as 0; no value: empty, sorted last), the lengths run in `data-range` (a sort
     orders rows within equal ranges only), the notes under the AUC; a line before them, as before
-    every family's pair of columns."""
+    every family's pair of columns. A row's flags (`row_flags`: the task flags every one of its
+    scores has) are written once in its flags column, not in each cell."""
     edge = " start"
     if score is None:
         return f'<td class="blank{edge}" data-value="">-</td><td class="blank" data-value="">-</td>'
     effective = "" if not score.points else str(score.effective or 0)
     auc = "" if score.auc is None else repr(score.auc)
     shown_auc = "" if score.auc is None else f"{score.auc:.2f}"
-    notes = [f'<span class="lengths">{text(score.lengths)}</span>'] if score.points else []
+    notes = [f'<span class="lengths">{text(score.shown_lengths)}</span>'] if score.points else []
     notes += [f'<span class="lengths">{text(score.few_docs)} docs</span>'] if score.few_docs else []
     notes += [f'<span class="note">{breakable(note)}</span>'
-              for note in (score.overflow_note, f"[{score.task_flags}]" if score.task_flags else "") if note]
+              for note in (score.overflow_note, f"[{score.task_flags}]" if score.task_flags != row_flags else "")
+              if note]
     lengths = f' data-range="{text(score.lengths)}"' if score.points else ""
     return (f'<td class="number{edge}" data-value="{effective}"{lengths}>{text(score.shown_effective)}</td>'
             f'<td class="number" data-value="{auc}"{lengths}>{shown_auc}{"".join(notes)}</td>')
@@ -135,13 +137,14 @@ def _table(tables: list[ScoreTable]) -> str:
                                       numeric=True, classes=_slug(rule) + (" start" if offset == 0 else ""),
                                       title=f"{family}, {rule.label}: {label}"))
     body = []
-    for index, entry in enumerate(sorted(rows)):
+    for index, entry in enumerate(sorted(rows, key=natural_order)):
         about = rows[entry]
-        cells = [f'<td data-value="{text(value)}">{text(value) or "-"}</td>'
-                 for value in (about.model, about.architecture, about.setting)]
-        for family, table in columns:
-            row = by_entry[table.rule].get(entry)
-            cells.append(_score_cells(row.scores[family] if row else None))
+        scores = [row.scores[family] if (row := by_entry[table.rule].get(entry)) else None for family, table in columns]
+        flags = row_flags(scores)
+        setting = " ".join(part for part in (about.setting, f"[{flags}]" if flags else "") if part)
+        cells = [f'<td data-value="{text(value)}">{shown(value) or "-"}</td>'
+                 for value, shown in ((about.model, text), (about.architecture, text), (setting, breakable))]
+        cells += [_score_cells(score, flags) for score in scores]
         body.append(f'<tr data-entry="{text(entry)}" data-index="{index}">{"".join(cells)}</tr>')
     head = "".join(f"<tr>{''.join(cells)}</tr>" for cells in (first, second, third))
     columns_of = '<col span="3">' + "".join(f'<col span="2" class="rule-{_slug(table.rule)}">' for _, table in columns)

@@ -30,12 +30,16 @@ class LengthTable:
         >>> table = LengthTable("random_copy", (10, 20, 50), ())
         >>> table.mean({10: 1.0, 20: 0.5, 50: 0.0}), table.mean({10: 1.0, 20: 0.5, 50: CUT})
         ((0.5, ''), (0.75, '10-20'))
+        >>> table.mean({10: 1.0, 20: CUT})  # one length: 10, not 10-10
+        (1.0, '10')
         """
         scored = sorted(length for length, value in values.items() if isinstance(value, float))
         if not scored:
             return None
         mean = sum(float(values[length]) for length in scored) / len(scored)
-        return mean, "" if tuple(scored) == self.lengths else f"{scored[0]}-{scored[-1]}"
+        if tuple(scored) == self.lengths:
+            return mean, ""
+        return mean, str(scored[0]) if len(scored) == 1 else f"{scored[0]}-{scored[-1]}"
 
 
 def length_tables(table: ScoreTable) -> list[LengthTable]:

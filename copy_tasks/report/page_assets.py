@@ -5,7 +5,8 @@ that failed, a rejected promise, a blocked content-security rule) is added to th
 the `data-page-errors` attribute of `<html>`, where a headless browser's dump of the DOM shows it.
 
 `SORT_SCRIPT` sorts the table by the column whose header is clicked: numbers (`data-type=
-"number"`) by value, highest first, text in alphabetical order; clicking the same header again
+"number"`) by value, highest first, text in alphabetical order (a number in it by value:
+bits=64 before bits=128); clicking the same header again
 reverses; cells with no value (`data-value=""`) stay last either way, and rows that tie keep
 the table's first order. A score is only compared with scores over the same lengths (the
 cell's `data-range`): a numeric sort groups rows by range, widest first, sorts within each
@@ -62,7 +63,7 @@ SORT_SCRIPT = """
   }
 
   function rangeOrder(p, q) {
-    var a = p.split("-").map(Number), b = q.split("-").map(Number);
+    var a = p.split("-").map(Number), b = q.split("-").map(Number);  // always "first-last"
     return (b[1] - a[1]) || (a[0] - b[0]) || p.localeCompare(q);
   }
 
@@ -88,7 +89,7 @@ SORT_SCRIPT = """
       } else if (range(a, column) !== range(b, column)) {
         return rangeOrder(range(a, column), range(b, column));
       } else {
-        var order = numeric ? Number(x) - Number(y) : x.localeCompare(y);
+        var order = numeric ? Number(x) - Number(y) : x.localeCompare(y, undefined, {numeric: true});
         if (order !== 0) { return sign * order; }
       }
       return Number(a.getAttribute("data-index")) - Number(b.getAttribute("data-index"));

@@ -9,6 +9,8 @@ whatever follows), and teacher-forced (`exact_match`, lm-eval's `is_greedy`). A 
 
 from __future__ import annotations
 
+import re
+
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import NamedTuple
@@ -66,6 +68,28 @@ class ScoreTable:
     docs: dict[str, dict[str, dict[int, int]]] = field(default_factory=dict)
 
 
+def natural_order(name: str) -> tuple:
+    """A sort key that reads the numbers in a name as numbers: budgets in the order of their bits.
+
+    >>> sorted(["bounded_state(bits=1024)", "bounded_state(bits=128)", "bounded_state(bits=64)"], key=natural_order)
+    ['bounded_state(bits=64)', 'bounded_state(bits=128)', 'bounded_state(bits=1024)']
+    """
+    return tuple((0, int(part), "") if part.isdigit() else (1, 0, part) for part in re.split(r"(\d+)", name) if part)
+
+
+def row_flags(scores: list[Score | None]) -> str:
+    """The task flags a row's every score has (its flags column says them once), else "".
+
+    >>> row_flags([Score(((10, 1.0),), task_flags="copy_tasks_copy_format=paper"), None,
+    ...            Score(((10, 0.5),), task_flags="copy_tasks_copy_format=paper")])
+    'copy_tasks_copy_format=paper'
+    >>> row_flags([Score(((10, 1.0),), task_flags="a=1"), Score(((10, 1.0),))])
+    ''
+    """
+    flags = {score.task_flags for score in scores if score is not None}
+    return flags.pop() if len(flags) == 1 else ""
+
+
 def score_table(rows: list[dict], rule: Rule) -> ScoreTable | None:
     """The table of one rule (summary.md and index.html show it), or None when no row has its
     metric."""
@@ -78,7 +102,7 @@ def score_table(rows: list[dict], rule: Rule) -> ScoreTable | None:
     cut = {name: overflowed(rows, name, variant) for name in families}
     flags = {name: task_flags(rows, name, variant) for name in families}
     docs = {name: docs_behind(rows, name, variant, metric) for name in families}
-    entries = sorted({entry for name in families for entry in (*by_family[name], *cut[name])})
+    entries = sorted({entry for name in families for entry in (*by_family[name], *cut[name])}, key=natural_order)
     about = {series(row): (as_written(row["name"]), row["architecture"], setting(row)) for row in rows}
     table_rows = []
     for entry in entries:

@@ -18,14 +18,14 @@ from copy_tasks.report.length_tables import per_length_markdown
 from copy_tasks.report.markdown import markdown_text
 from copy_tasks.report.position_table import position_markdown
 from copy_tasks.report.prompt_tokens import prompt_tokens_markdown
-from copy_tasks.report.score_table import TABLES, ScoreTable, score_table
+from copy_tasks.report.score_table import TABLES, ScoreTable, row_flags, score_table
 
 RANKING_RULE = ("Effective length and AUC are over the lengths each row ran, which its cell names: rows that ran "
                 "other lengths are not compared: on the page, sorting a column orders rows within each range of "
                 "lengths only, the widest range first.")
 
 
-def markdown_cell(score: Score | None) -> str:
+def markdown_cell(score: Score | None, row_flags: str = "") -> str:
     """`effective / AUC (lengths)` (and the docs per length where they are few), then the lengths
     that overflowed, then the tasks' own flags; `-` when the family was not run.
 
@@ -34,15 +34,18 @@ def markdown_cell(score: Score | None) -> str:
     >>> markdown_cell(Score(((10, 1.0), (20, 0.5)), docs=(4, 4)))
     '20 / 0.75 (10-20, 4 docs per length)'
     >>> markdown_cell(Score((), (10,))), markdown_cell(Score(((10, 1.0),), (), "copy_tasks_lookup_format=paper"))
-    ('overflow at 10', '10 / 1.00 (10-10) [copy_tasks_lookup_format=paper]')
+    ('overflow at 10', '10 / 1.00 (10) [copy_tasks_lookup_format=paper]')
+
+    A row's flags (`row_flags`: the task flags all its scores have) are said once, in its flags
+    column (`summary_table`), not in each cell.
     """
     if score is None:
         return "-"
-    flags = f" [{markdown_text(score.task_flags)}]" if score.task_flags else ""
+    flags = f" [{markdown_text(score.task_flags)}]" if score.task_flags and score.task_flags != row_flags else ""
     if not score.points:
         return score.overflow_note + flags
     docs = f", {score.docs_note}" if score.docs_note else ""
-    cell = f"{score.shown_effective} / {score.auc:.2f} ({score.lengths}{docs})"
+    cell = f"{score.shown_effective} / {score.auc:.2f} ({score.shown_lengths}{docs})"
     return cell + ("; " + score.overflow_note if score.overflow else "") + flags
 
 
@@ -52,8 +55,11 @@ def summary_table(table: ScoreTable) -> str:
     header = ["model", "architecture", "flags", *[f"{name} ({FAMILIES[name].unit})" for name in table.families]]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for row in table.rows:
-        shown = [markdown_text(row.model), markdown_text(row.architecture), markdown_text(row.setting) or "-"]
-        cells = [markdown_cell(row.scores[name]) for name in table.families]
+        flags = row_flags([row.scores[name] for name in table.families])
+        setting = " ".join(part for part in (markdown_text(row.setting), f"[{markdown_text(flags)}]" if flags else "")
+                           if part)
+        shown = [markdown_text(row.model), markdown_text(row.architecture), setting or "-"]
+        cells = [markdown_cell(row.scores[name], flags) for name in table.families]
         lines.append("| " + " | ".join([*shown, *cells]) + " |")
     return "\n".join(lines)
 

@@ -149,7 +149,8 @@ def test_every_row_of_the_summary_is_a_row_of_the_page(built):
     expected = [("&lt;script&gt;document.title='pwned'&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt;&amp;amp; "
                  "\"q\"\\u202e\\u0007", "transformer", "-"),
                 ("alpha", "transformer", "-"), ("alpha", "transformer", "chat_template"),
-                ("beta", "transformer", "-"), ("delta", "transformer", "-"), ("gamma", "transformer", "-")]
+                ("beta", "transformer", "-"), ("delta", "transformer", "-"),
+                ("gamma", "transformer", "[copy_tasks_lookup_format=paper]")]
     assert summary_rows(built) == expected
     # the summary escapes HTML as entities, the page as markup: the same names once read
     assert sorted((html.unescape(model), *rest) for model, *rest in expected) == sorted(shown)
@@ -175,9 +176,11 @@ def test_cells_hold_both_rules_and_teacher_forcing_worked_by_hand(built):
     assert page.cell("gamma", OURS) == ("", "-")
     assert page.cell("beta", "col-random_copy-teacher_forced-exact_match-auc") == ("", "-")
     # beside the cells, as the summary: the length that overflowed, the task's own flags
-    assert page.cell("alpha", "col-phonebook_copy-generation-exact_match-auc")[1] == "1.0010-10overflow at 20"
-    assert page.cell("gamma", "col-lookup_prefix-generation-exact_match-auc")[1] == (
-        "1.0020-20[copy_tasks_lookup_format=paper]")
+    assert page.cell("alpha", "col-phonebook_copy-generation-exact_match-auc")[1] == "1.0010overflow at 20"
+    # a task flag every cell of a row has is said once, in its flags column (issue 56 finding 5: it
+    # sat in every cell, wrapping the row, while the flags column said `-`); one length is `20`
+    assert page.cell("gamma", "col-lookup_prefix-generation-exact_match-auc")[1] == "1.0020"
+    assert page.cell("gamma", "col-flags")[1] == "[copy_tasks_lookup_format=paper]"
     assert page.cell("alpha [chat_template]", "col-flags") == ("chat_template", "chat_template")
 
 
@@ -336,6 +339,29 @@ def test_clicking_a_header_sorts_the_rows_in_chromium(built, tmp_path):
     assert Page(untouched.stdout).by_id["test-result"] == ""
 
 
+def budgets_built(root: Path) -> Path:
+    for index, bits in enumerate((1024, 128, 4096, 512, 64)):
+        write_results(root / "in" / str(bits), f"bounded_state(bits={bits})", random_copy([1.0, 1.0, 1.0]),
+                      date=f"2026-11-0{index + 1}T10:00:00")
+    build_leaderboard([root / "in"], root / "out")
+    return root / "out"
+
+
+BUDGETS_IN_ORDER = [f"bounded_state(bits={bits})" for bits in (64, 128, 512, 1024, 4096)]
+
+
+def test_budgets_are_rows_in_the_order_of_their_bits(tmp_path):
+    """Issue 56 finding 5: the page sorted budgets as text (bits=1024, 128, 4096, 512, 64)."""
+    assert Page(page_of(budgets_built(tmp_path))).order == BUDGETS_IN_ORDER
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(CHROMIUM is None, reason="headless Chromium is not installed (apt-get install -y chromium)")
+def test_clicking_the_model_header_sorts_budgets_by_their_bits_in_chromium(tmp_path):
+    a_to_z, z_to_a = clicked(budgets_built(tmp_path), tmp_path / "profile", "col-model", "col-model")
+    assert a_to_z["order"] == BUDGETS_IN_ORDER and z_to_a["order"] == BUDGETS_IN_ORDER[::-1]
+
+
 def test_the_per_length_tables_are_on_the_page_for_every_family_worked_by_hand(built):
     page = page_of(built)
     per_length = page.split('<h2 id="per-length">Per length</h2>')[1].split("<h2>")[0]
@@ -347,7 +373,7 @@ def test_the_per_length_tables_are_on_the_page_for_every_family_worked_by_hand(b
                                                                    .split("<h4>")[0]))}
     # alpha: 1.0, 1.0, 0.2 at 10, 20, 50: mean 0.73; delta 0.2, 0.0 at 10, 20: mean 0.10 over 10-20
     assert rows[("alpha", "-")] == ["1.00", "1.00", "0.20", "0.73"]
-    assert rows[("alpha", "chat_template")] == ["1.00", "-", "-", "1.00 (10-10)"]
+    assert rows[("alpha", "chat_template")] == ["1.00", "-", "-", "1.00 (10)"]
     assert rows[("delta", "-")] == ["0.20", "0.00", "-", "0.10 (10-20)"]
 
 

@@ -91,7 +91,7 @@ def test_runs_of_one_model_in_two_mqar_formats_are_two_rows_never_one_curve(tmp_
     build_leaderboard([tmp_path / "in"], tmp_path / "out")
     # before: one row `8 / 0.31 (8-16) [copy_tasks_mqar_format=zoology]`, its 8 the natural run's 0.62
     assert summary_rows(tmp_path / "out", "m")[:2] == [
-        "| m | transformer | - | 8 / 0.62 (8-8) |",
+        "| m | transformer | - | 8 / 0.62 (8) |",
         "| m | transformer | copy_tasks_mqar_format=zoology | <8 / 0.00 (8-16) |"]
 
 
@@ -99,8 +99,8 @@ def test_one_model_through_two_backends_is_two_rows_and_the_build_succeeds(tmp_p
     write_results(tmp_path / "in", "m", {"mqar_8": mqar(1.0)}, backend="hf")
     write_results(tmp_path / "in", "m", {"mqar_8": mqar(0.5)}, date="2026-11-02T10:00:00", backend="hf_fast")
     build_leaderboard([tmp_path / "in"], tmp_path / "out")  # was: ZeroDivisionError in area_under_curve
-    assert summary_rows(tmp_path / "out", "m")[:2] == ["| m | transformer | backend=hf | 8 / 1.00 (8-8) |",
-                                                       "| m | transformer | backend=hf_fast | 8 / 0.50 (8-8) |"]
+    assert summary_rows(tmp_path / "out", "m")[:2] == ["| m | transformer | backend=hf | 8 / 1.00 (8) |",
+                                                       "| m | transformer | backend=hf_fast | 8 / 0.50 (8) |"]
 
 
 def test_values_of_few_docs_name_them_and_the_suite_line_says_what_made_the_runs(tmp_path):

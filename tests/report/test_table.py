@@ -204,7 +204,7 @@ def test_two_runs_of_one_model_stay_in_the_csv_and_the_summary_shows_the_latest(
     report = build_leaderboard([tmp_path / "in"], tmp_path / "out")
     assert [row["value"] for row in read_rows(tmp_path / "out")] == ["0.2", "0.8"]
     summary = (tmp_path / "out" / "summary.md").read_text()
-    assert "| gemma | transformer | - | 20 / 0.80 (20-20) |" in summary
+    assert "| gemma | transformer | - | 20 / 0.80 (20) |" in summary
     note = ("gemma (hf): 2 runs of phonebook_copy_20 (in results_2026-11-01T10-00-00.000000.json, "
             "results_2026-11-05T10-00-00.000000.json); all stay in the CSV, the summary and plots use the "
             "latest (gemma@2026-11-05T10:00:00Z)")
