@@ -393,7 +393,8 @@ def lm_eval_knowledge_used(path: Path) -> list[str]:
     (`"lm_eval.models.huggingface"`, a logger's or a patch target's name), the results keys it
     spells (`"exact_match,none"`, `f"{metric}_stderr,none"`), the attributes it sets on lm-eval's
     modules and objects (`setattr(HFLM, ...)`, `monkeypatch.setattr(evaluator, ...)`,
-    `lm_eval.x.y = ...`), the arguments of a wrapped lm-eval call it reads by name (a bound
+    `lm_eval.x.y = ...`, `setattr(owner, target.attribute, ...)` on a patch target's owner, as
+    `answer_stops` once did beside the adapter's `patch`), the arguments of a wrapped lm-eval call it reads by name (a bound
     signature's `arguments`, the keyword arguments of an override of `build_all_requests` and the
     other functions we wrap), and the request tuples it indexes (`request[1]`)."""
     tree = ast.parse(path.read_text())
@@ -408,6 +409,9 @@ def lm_eval_knowledge_used(path: Path) -> list[str]:
         elif (isinstance(node, ast.Call) and node.args and root_name(node.args[0]) in ours_from_lm_eval
               and called_name(node) in ("setattr", "delattr", "object")):
             found.append(f"setattr on {ast.unparse(node.args[0])}")
+        elif (isinstance(node, ast.Call) and called_name(node) == "setattr" and len(node.args) > 1
+              and isinstance(node.args[1], ast.Attribute) and node.args[1].attr == "attribute"):
+            found.append(f"setattr of a patch target's attribute on {ast.unparse(node.args[0])}")
         elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)):
             targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
             found += [f"setattr on {ast.unparse(target)}" for target in targets

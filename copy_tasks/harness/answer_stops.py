@@ -42,15 +42,13 @@ write: the verdicts do not change, only the steps decoded.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import weakref
 from array import array
 from collections.abc import Callable, Sequence
 
-from copy_tasks.harness.lm_eval_internals import PATCH_TARGETS, unwrap_model
+from copy_tasks.harness.lm_eval_internals import PATCH_TARGETS, patch, unwrap_model
 
-HOOKED = "_copy_tasks_rows_with_answers"
 REPLACEMENT = "\ufffd"  # what a decoder writes for a character whose bytes are not all there yet
 # A model's tokenizer -> {its prompt's key (`prompt_key`) -> its row's rule}: the rules of one
 # model's runs, gone with it.
@@ -139,16 +137,11 @@ def register_rows(lm) -> Callable[[str, Callable[[str], bool]], None] | None:
 
 def hook_hf_stopping_criteria() -> None:
     """Wrap lm-eval's `hf` stopping criteria (`PATCH_TARGETS["generation_stops"]`) by
-    `with_rows_with_answers`, once."""
+    `with_rows_with_answers`, once (the adapter's `patch`)."""
     import importlib
 
-    target = PATCH_TARGETS["generation_stops"]
-    owner = target.owner(importlib.import_module(target.module))
-    original = getattr(owner, target.attribute)
-    if not getattr(original, HOOKED, False):
-        wrapped = functools.wraps(original)(with_rows_with_answers(original))
-        setattr(wrapped, HOOKED, True)
-        setattr(owner, target.attribute, wrapped)
+    module = importlib.import_module(PATCH_TARGETS["generation_stops"].module)
+    patch(module, "generation_stops", with_rows_with_answers)
 
 
 def with_rows_with_answers(stop_sequences_criteria):
