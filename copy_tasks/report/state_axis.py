@@ -27,6 +27,8 @@ length run is a lower bound (an upward marker). The legend names only what is dr
 
 from __future__ import annotations
 
+import math
+
 from collections import defaultdict
 from dataclasses import dataclass
 
@@ -139,6 +141,35 @@ def _drawn_length(score: Score) -> tuple[float, str]:
     return score.effective, "^" if score.effective == longest else "o"
 
 
+def plain_log_ticks(axis) -> None:
+    """A log axis labelled in plain numbers (10, 100, 1,000: matplotlib wrote "2x10^2" and
+    "6x10^-1"), and at 2 and 5 times a power of ten too where it spans less than two powers.
+
+    >>> import matplotlib; matplotlib.use("Agg")
+    >>> from matplotlib import pyplot
+    >>> figure, axes = pyplot.subplots(); axes.set_yscale("log"); plain_log_ticks(axes.yaxis)
+    >>> def shown(low, high):
+    ...     _ = axes.set_ylim(low, high); figure.canvas.draw()
+    ...     ticks = (*axes.get_yticklabels(), *axes.get_yticklabels(minor=True))
+    ...     return [tick.get_text() for tick in ticks if low <= tick.get_position()[1] <= high and tick.get_text()]
+    >>> shown(0.5, 2000), shown(3, 70)
+    (['1', '10', '100', '1,000'], ['10', '5', '20', '50'])
+    """
+    from matplotlib.ticker import FuncFormatter, LogLocator
+
+    def plain(value: float, _=None) -> str:
+        return f"{value:,.0f}" if value >= 1 else f"{value:g}"
+
+    def between(value: float, _=None) -> str:
+        low, high = axis.get_view_interval()
+        lead = round(value / 10 ** math.floor(math.log10(value)))
+        return plain(value) if high / low < 100 and lead in (2, 5) else ""
+
+    axis.set_major_locator(LogLocator(base=10))
+    axis.set_major_formatter(FuncFormatter(plain))
+    axis.set_minor_formatter(FuncFormatter(between))
+
+
 def state_size_figure(rows: list[dict], colours: dict[str, str] | None = None):
     """The state-size plot (a matplotlib `Figure`), or None when no family has anything to
     compare (`compared_families`). `colours`: each model's colour in the other plots."""
@@ -164,8 +195,10 @@ def state_size_figure(rows: list[dict], colours: dict[str, str] | None = None):
         for point in found:
             length, marker = _drawn_length(point.score)
             colour = colours.get(point.model, "#1f77b4")
-            axes.plot([point.bits], [length], marker=marker, color=colour, linestyle="none", markersize=6,
-                      markerfacecolor=colour if point.variant == GENERATION else "none", alpha=0.8, zorder=2,
+            generated = point.variant == GENERATION  # teacher-forced: a larger ring on top, seen around it
+            axes.plot([point.bits], [length], marker=marker, color=colour, linestyle="none",
+                      markersize=6 if generated else 10, markerfacecolor=colour if generated else "none", alpha=0.8,
+                      zorder=2 if generated else 3,
                       label=f"{point.model} ({point.variant})".replace("$", r"\$"))
         if family == BOUND_FAMILY:
             bits = sorted({p.bits for p in found})
@@ -173,6 +206,7 @@ def state_size_figure(rows: list[dict], colours: dict[str, str] | None = None):
             axes.plot(span, [copy_bound_length(b) for b in span], ":", color="black", label="Theorem 2.7 bound")
         axes.set_xscale("log")
         axes.set_yscale("log")
+        plain_log_ticks(axes.yaxis)
         axes.set_title(family, fontsize=10)
         axes.set_xlabel("state bits")
         axes.set_ylabel(f"effective length ({FAMILIES[family].unit})")
