@@ -305,7 +305,8 @@ def indexed_task_names(config) -> list[str]:
     `--include_path` included): what a misspelled name is compared with."""
     from lm_eval.tasks import TaskManager
 
-    return list(TaskManager(include_path=getattr(config, "include_path", None), metadata=config.metadata or {}).all_tasks)
+    index = TaskManager(include_path=getattr(config, "include_path", None), metadata=config.metadata or {})
+    return list(index.all_tasks)
 
 
 def evaluator_config_fields(config):

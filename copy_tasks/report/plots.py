@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from copy_tasks.probes.families import FAMILIES
 from copy_tasks.probes.family import TEACHER_FORCED, TEACHER_FORCED_SUFFIX
-from copy_tasks.report.curves import curves
+from copy_tasks.report.curves import FEW_DOCS, curves, docs_behind
 from copy_tasks.report.markdown import visible
 from copy_tasks.report.memory_axis import PLOT_NAME as MEMORY_AXIS_PLOT
 from copy_tasks.report.memory_axis import RECALL_PLOT_NAME, memory_axis_figure, recall_memory_figure
@@ -106,11 +106,13 @@ def family_figure(rows: list[dict], family: str, variant: str, metric: str, labe
     lengths_run = sorted({length for points in found.values() for length, _, _ in points})
     log_axis = lengths_run[-1] >= LOG_SPAN * lengths_run[0]
     figure, axes = pyplot.subplots(figsize=(8.0, 4.2), dpi=100)
+    docs = docs_behind(rows, family, variant, metric)
     for index, (model, points) in enumerate(found.items()):
         lengths, values, errors = zip(*points)
         style = styles.get(model) or Style(COLOURS[0], MARKERS[0])
         axes.errorbar(dodged(lengths, index, len(found), log_axis), values, yerr=errors, color=style.colour,
-                      marker=style.marker, markersize=5, capsize=3, alpha=0.85, label=shown_name(model))
+                      marker=style.marker, markersize=5, capsize=3, alpha=0.85,
+                      label=shown_name(model) + few_docs_label(docs.get(model, {})))
     if log_axis:
         axes.set_xscale("log")
     else:
@@ -144,19 +146,44 @@ def position_figure(rows: list[dict], family: str, styles: dict[str, Style] | No
     styles = styles or model_styles(rows)
     figure, axes = pyplot.subplots(figsize=(8.0, 4.2), dpi=100)
     for index, (model, thirds) in enumerate(table.items()):
-        shown = [(position, thirds[third][0]) for position, third in enumerate(THIRDS) if third in thirds]
+        shown = [(position, *thirds[third][:2]) for position, third in enumerate(THIRDS) if third in thirds]
         style = styles.get(model) or Style(COLOURS[0], MARKERS[0])
-        axes.plot(dodged([position for position, _ in shown], index, len(table), False), [v for _, v in shown],
-                  color=style.colour, marker=style.marker, markersize=5, alpha=0.85, label=shown_name(model))
+        xs = dodged([position for position, _, _ in shown], index, len(table), False)
+        axes.plot(xs, [value for _, value, _ in shown], color=style.colour, marker=style.marker, markersize=5,
+                  alpha=0.85, label=shown_name(model))
+        for x, (_, value, n) in zip(xs, shown):  # the answers behind each point: 0.86 may be 6 of 7
+            axes.annotate(f"n={n}", (x, value), textcoords="offset points", xytext=(4, -9), fontsize=6,
+                          color=style.colour)
     axes.set_xticks(range(len(THIRDS)), [f"{third} third" for third in THIRDS])
     axes.set_xlabel("where the queried entry sits (query_depth)")
     axes.set_ylabel("exact match (our rule)")
     axes.set_ylim(-0.05, 1.05)
     axes.grid(True, alpha=0.3)
     axes.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0)
-    axes.set_title(f"{family}: exact match by position, pooled over lengths")
+    logged = len(table)
+    axes.set_title(f"{family}: exact match by position, pooled over lengths\n"
+                   f"{logged} of the {len(models_run(rows, family))} models run on it: those whose runs logged "
+                   "samples (--log_samples)", fontsize=10)
     figure.subplots_adjust(left=0.09, right=0.66, bottom=0.12, top=0.92)
     return figure
+
+
+def few_docs_label(docs: dict[int, int]) -> str:
+    """What a legend adds to a model's name where a point rests on fewer than `FEW_DOCS` docs:
+    a value of 4 docs moves in steps of 0.25.
+
+    >>> few_docs_label({10: 4, 20: 4}), few_docs_label({10: 4, 20: 5}), few_docs_label({10: 100})
+    (' (4 docs a point)', ' (4-5 docs a point)', '')
+    """
+    if not docs or min(docs.values()) >= FEW_DOCS:
+        return ""
+    fewest, most = min(docs.values()), max(docs.values())
+    return f" ({fewest} docs a point)" if fewest == most else f" ({fewest}-{most} docs a point)"
+
+
+def models_run(rows: list[dict], family: str) -> set[str]:
+    """The series (a model in its setting) with a generation row of `family`."""
+    return {series(row) for row in rows if (row["family"], row["variant"]) == (family, "generation")}
 
 
 def png_of(figure) -> bytes:

@@ -10,7 +10,6 @@ whatever follows), and teacher-forced (`exact_match`, lm-eval's `is_greedy`). A 
 from __future__ import annotations
 
 import re
-
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import NamedTuple

@@ -28,7 +28,6 @@ length run is a lower bound (an upward marker). The legend names only what is dr
 from __future__ import annotations
 
 import math
-
 from collections import defaultdict
 from dataclasses import dataclass
 

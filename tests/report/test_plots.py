@@ -156,3 +156,29 @@ def test_a_long_legend_label_is_inside_the_image(tmp_path):
     width = Image.open(io.BytesIO(png_of(figure))).size[0]
     assert legend_right > 800  # past the figure's own 8 inches at 100 dpi: a plain save would cut it
     assert width >= legend_right - content_left  # the image holds everything from the left edge to the legend's end
+
+
+def test_a_plot_of_few_docs_a_point_says_how_many_and_by_position_says_n_and_whom(tmp_path):
+    """Issue 56 findings 6 and 7: a 4-doc run moves in steps of 0.25 and its plot did not say so;
+    the by-position plot showed only the models that logged samples, unsaid, and no n per point."""
+    from leaderboard_fixtures import write_results as write
+
+    from copy_tasks.report.plots import family_figure, position_figure
+    from copy_tasks.report.rows import rows_from_file
+
+    rows = []
+    for index, (model, n) in enumerate((("few", 4), ("many", 20))):
+        path = write(tmp_path / "in", model, {"random_copy_10": {"exact_match": 0.5}}, n=n,
+                     date=f"2026-11-0{index + 1}T10:00:00")
+        rows += [{key: "" if value is None else str(value) for key, value in dict(row.cells()).items()}
+                 for row in rows_from_file(path)[0]]
+    labels = family_figure(rows, "random_copy", "generation", "exact_match", "exact match").axes[0] \
+        .get_legend_handles_labels()[1]
+    assert labels == ["few (4 docs a point)", "many"]
+
+    by_position = [{**rows[0], "family": "phonebook_copy", "metric": f"exact_match_{third}", "value": value,
+                    "n": n, "length": "10"} for third, value, n in (("beginning", "1.0", "3"), ("end", "0.5", "4"))]
+    phonebook = [{**row, "family": "phonebook_copy"} for row in rows]  # both models ran it
+    axes = position_figure(by_position + phonebook, "phonebook_copy").axes[0]
+    assert sorted(text.get_text() for text in axes.texts) == ["n=3", "n=4"]
+    assert "1 of the 2 models run on it: those whose runs logged samples" in axes.get_title()
