@@ -395,8 +395,9 @@ def lm_eval_knowledge_used(path: Path) -> list[str]:
     modules and objects (`setattr(HFLM, ...)`, `monkeypatch.setattr(evaluator, ...)`,
     `lm_eval.x.y = ...`, `setattr(owner, target.attribute, ...)` on a patch target's owner, as
     `answer_stops` once did beside the adapter's `patch`), the arguments of a wrapped lm-eval
-    call it reads by name (a bound signature's `arguments`, the keyword arguments of an override of `build_all_requests` and the
-    other functions we wrap), and the request tuples it indexes (`request[1]`)."""
+    call it reads by name (a bound signature's `arguments`, the keyword arguments of an override
+    of `build_all_requests` and the other functions we wrap), and the request tuples it indexes
+    (`request[1]`)."""
     tree = ast.parse(path.read_text())
     docstrings, ours_from_lm_eval = docstring_ids(tree), lm_eval_names_bound(tree)
     found = []
