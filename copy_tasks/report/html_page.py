@@ -33,9 +33,9 @@ from copy_tasks.report.curves import FEW_DOCS, THRESHOLD, Score
 from copy_tasks.report.length_tables import FEW_DOCS_NOTE, LengthTable, length_cell, length_tables, mean_cell
 from copy_tasks.report.markdown import visible
 from copy_tasks.report.page_assets import ERRORS_SCRIPT, SORT_SCRIPT, STYLE
-from copy_tasks.report.score_table import TABLES, Rule, ScoreTable, TableRow, natural_order, row_flags, score_table
+from copy_tasks.report.score_table import TABLES, Rule, ScoreTable, TableRow, first_view, natural_order, row_flags, score_table
 from copy_tasks.report.series import series
-from copy_tasks.report.summary import RANKING_RULE
+from copy_tasks.report.summary import RANKING_RULE, headline_plots
 from copy_tasks.report.table import as_written
 
 PAGE_NAME = "index.html"
@@ -152,14 +152,6 @@ def _table(tables: list[ScoreTable]) -> str:
             f"<thead>{head}</thead>\n<tbody>\n" + "\n".join(body) + "\n</tbody></table></div></div>")
 
 
-def first_view(tables: list[ScoreTable]) -> ScoreTable:
-    """The rule the page opens on: the one under which the most cells (a row's family) have
-    numbers, the first in `TABLES` order among equals. The main job generates three families and
-    teacher-forces every one: opened on a generation rule, its model's row was mostly `-`."""
-    return max(tables, key=lambda table: (sum(score is not None and bool(score.points) for row in table.rows
-                                              for score in row.scores.values()), -tables.index(table)))
-
-
 def _rule_choice(tables: list[ScoreTable]) -> str:
     """The radio buttons that choose which rule's columns the table shows (one rule, or all):
     the other rules' columns collapse (`page_assets.STYLE`), so that the table fits a window. It
@@ -225,9 +217,21 @@ def _per_length(tables: list[ScoreTable]) -> str:
     return "\n".join(parts)
 
 
+def _figure(name: str, png: bytes) -> str:
+    return (f'<figure><img alt="{text(name)}" src="data:image/png;base64,{base64.b64encode(png).decode()}">'
+            f"<figcaption>{text(name)}</figcaption></figure>")
+
+
+def _headline(plots: dict[str, bytes]) -> str:
+    """The figures the page opens on (`headline_plots`), side by side above the table."""
+    figures = [_figure(name, plots[name]) for name in headline_plots(plots)]
+    return '<div id="headline">' + "\n".join(figures) + "</div>" if figures else ""
+
+
 def _plots(plots: dict[str, bytes]) -> str:
-    figures = [f'<figure><img alt="{text(name)}" src="data:image/png;base64,{base64.b64encode(png).decode()}">'
-               f"<figcaption>{text(name)}</figcaption></figure>" for name, png in sorted(plots.items())]
+    """Every other plot of this build, below the tables."""
+    shown = set(headline_plots(plots))
+    figures = [_figure(name, png) for name, png in sorted(plots.items()) if name not in shown]
     return "<h2>Plots</h2>\n" + "\n".join(figures) if figures else ""
 
 
@@ -277,8 +281,9 @@ def page_html(rows: list[dict], plots: dict[str, bytes], notes: list[str],
         'Every number, with provenance: <a href="leaderboard.csv">leaderboard.csv</a>; the same tables and sections '
         'as Markdown: <a href="summary.md">summary.md</a>.</p>',
         f'<p id="made-by">{_code(made_by)}</p>' if made_by else "",
-        _legend(tables),
+        _headline(plots),
         _table(tables) if tables else "<p>No scores to show.</p>",
+        f'<details id="how-to-read"><summary>How to read the table</summary>\n{_legend(tables)}</details>',
         _per_length(tables),
         _plots(plots),
         *(section_html(section, section_plots or {}, text) for section in sections),

@@ -133,3 +133,11 @@ def task_flags(rows: list[dict], family: str, variant: str) -> dict[str, str]:
             own, named = split_flags(as_written(row["flags"]))[1], row.get(KEPT_APART, "").split(";")
             found[series(row)].update(dict.fromkeys(flag for flag in own.split(";") if flag and flag not in named))
     return {name: ";".join(flags) for name, flags in found.items()}
+
+
+def first_view(tables: list[ScoreTable]) -> ScoreTable:
+    """The rule the page opens on: the one under which the most cells (a row's family) have
+    numbers, the first in `TABLES` order among equals. The main job generates three families and
+    teacher-forces every one: opened on a generation rule, its model's row was mostly `-`."""
+    return max(tables, key=lambda table: (sum(score is not None and bool(score.points) for row in table.rows
+                                              for score in row.scores.values()), -tables.index(table)))

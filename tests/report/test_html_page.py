@@ -266,8 +266,21 @@ def test_the_plots_of_this_build_are_in_the_page(built):
     written = sorted(path.name for path in (built / "plots").glob("*.png"))
     assert written == ["lookup_prefix.png", "phonebook_copy.png", "random_copy.png", "random_copy_tf.png",
                        "random_copy_tf_bits_per_char.png"]
-    assert len(images) == 5
-    assert images == [(built / "plots" / name).read_bytes() for name in written]
+    # the headline figure (the phone book's) above the table, then the others in name order
+    shown = ["phonebook_copy.png", *(name for name in written if name != "phonebook_copy.png")]
+    assert images == [(built / "plots" / name).read_bytes() for name in shown]
+
+
+def test_the_page_and_the_summary_open_on_the_answer(built):
+    """Issue 56 finding 1: the page's first table started 40% down the screen, after eight lines of
+    definitions. Now the headline figure and the main table come first, the definitions folded."""
+    source = page_of(built)
+    headline, table, how_to_read = (source.index(mark) for mark in ('<div id="headline">', '<table id="leaderboard"',
+                                                                      '<details id="how-to-read">'))
+    assert headline < table < how_to_read and source.index("<b>eff. length</b>") > how_to_read
+    summary = (built / "summary.md").read_text()
+    assert summary.index("![phonebook_copy.png]") < summary.index("\n## ") < summary.index("## How to read")
+    assert summary.index("Cells: effective length") > summary.index("## How to read")
 
 
 def test_the_page_is_rewritten_with_the_csv(built, tmp_path):
