@@ -180,6 +180,9 @@ tbody tr:nth-child(even) { background: #fafafa; }
 tbody tr:hover { background: #fff6d5; }
 figure { display: inline-block; margin: 0 1em 1em 0; }
 figure img { max-width: 100%; height: auto; border: 1px solid #e0e0e0; }
+#headline { display: flex; gap: 1em; align-items: flex-start; }
+#headline figure { margin: 0 0 0.5em 0; min-width: 0; }
+#headline img { max-height: 260px; width: auto; }
 figcaption { font-size: 12px; color: #555; }
 code { font-size: 0.95em; }
 #test-result:empty { display: none; }
