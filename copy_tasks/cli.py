@@ -138,8 +138,21 @@ def export_docs(parser: argparse.ArgumentParser, args: argparse.Namespace) -> No
           f"  datasets.load_dataset({str(args.out)!r}, {splits[0].config!r}, split={splits[0].name!r})")
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="copy-tasks", description=__doc__.split("\n\n")[0])
+class _CommandLine(argparse.ArgumentParser):
+    """The top-level parser. Once a known subcommand is given (`command`), an error it finds (an
+    argument the subcommand does not take) is said by the subcommand's parser, with its usage."""
+
+    command: str | None = None
+    subcommands: dict[str, argparse.ArgumentParser] = {}
+
+    def error(self, message: str):
+        if self.command is not None:
+            self.subcommands[self.command].error(message)
+        super().error(message)
+
+
+def _parser() -> _CommandLine:
+    parser = _CommandLine(prog="copy-tasks", description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     commands.add_parser("run", help="run lm-eval with our tasks (all lm-eval run options)",
                         add_help=False)
@@ -207,9 +220,8 @@ def _main(argv: list[str] | None = None) -> None:
         getattr(importlib.import_module(module), function)(argv[1:])
         return
     parser = _parser()
-    args, unknown = parser.parse_known_args(argv)
-    if unknown:  # said by the subcommand's parser, with its own usage
-        parser.subcommands[args.command].error(f"unrecognized arguments: {' '.join(unknown)}")
+    parser.command = argv[0] if argv and argv[0] in parser.subcommands else None
+    args = parser.parse_args(argv)
     if args.command == "list":
         print(family_table())
     elif args.command == "lengths":

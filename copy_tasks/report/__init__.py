@@ -14,6 +14,7 @@
   `memory_axis` (every model's accuracy against the bits it keeps at each length);
 - the outputs: `summary` (`summary.md`, with `markdown` for text shown as itself), `plots` (one
   PNG per family and variant), `html_page` (`index.html`, its style and scripts in
-  `page_assets`, the other commands' sections in `page_sections`);
+  `page_assets`, the other commands' sections in `page_sections`; its picture for the docs, with
+  the numbers it shows, by `page_screenshot`);
 - `build`: all of it, as `copy-tasks leaderboard RESULTS... --out DIR`.
 """
