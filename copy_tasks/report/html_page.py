@@ -33,7 +33,16 @@ from copy_tasks.report.curves import FEW_DOCS, THRESHOLD, Score
 from copy_tasks.report.length_tables import FEW_DOCS_NOTE, LengthTable, length_cell, length_tables, mean_cell
 from copy_tasks.report.markdown import visible
 from copy_tasks.report.page_assets import ERRORS_SCRIPT, SORT_SCRIPT, STYLE
-from copy_tasks.report.score_table import TABLES, Rule, ScoreTable, TableRow, first_view, natural_order, row_flags, score_table
+from copy_tasks.report.score_table import (
+    TABLES,
+    Rule,
+    ScoreTable,
+    TableRow,
+    first_view,
+    natural_order,
+    row_flags,
+    score_table,
+)
 from copy_tasks.report.series import series
 from copy_tasks.report.summary import RANKING_RULE, headline_plots
 from copy_tasks.report.table import as_written
