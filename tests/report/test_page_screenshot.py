@@ -21,8 +21,8 @@ def built(tmp_path):
 
 
 def test_the_numbers_are_the_main_tables_cells_as_shown(tmp_path):
-    """alpha's random_copy, generated, our rule and the authors': 1.0 at 10, 0.4 at 20 symbols (under the 0.5 threshold):
-    effective length 10, AUC (1.0 + 0.4) / 2 = 0.70 over 10-20."""
+    """alpha's random_copy, generated, our rule and the authors': 1.0 at 10, 0.4 at 20 symbols
+    (under the 0.5 threshold): effective length 10, AUC (1.0 + 0.4) / 2 = 0.70 over 10-20."""
     rows = page_numbers((built(tmp_path) / "index.html").read_text())
     assert list(rows) == ["alpha"]
     assert rows["alpha"][:5] == ["alpha", "transformer", "-", "10", "0.70 10-20"]
