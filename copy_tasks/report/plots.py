@@ -25,7 +25,7 @@ from copy_tasks.report.memory_axis import PLOT_NAME as MEMORY_AXIS_PLOT
 from copy_tasks.report.memory_axis import RECALL_PLOT_NAME, memory_axis_figure, recall_memory_figure
 from copy_tasks.report.position_table import position_table
 from copy_tasks.report.positions import THIRDS
-from copy_tasks.report.score_table import OUR_RULE, TEACHER_FORCED_RULE
+from copy_tasks.report.score_table import OUR_RULE, TEACHER_FORCED_RULE, task_flags
 from copy_tasks.report.series import series
 from copy_tasks.report.state_axis import PLOT_NAME as STATE_SIZE_PLOT
 from copy_tasks.report.state_axis import state_size_figure
@@ -121,7 +121,7 @@ def family_figure(rows: list[dict], family: str, variant: str, metric: str, labe
     axes.set_ylabel(label)
     if metric == "exact_match":
         axes.set_ylim(-0.05, 1.05)
-    title = family + (" (teacher-forced)" if variant == TEACHER_FORCED else "")
+    title = family + (" (teacher-forced)" if variant == TEACHER_FORCED else "") + shared_flags(rows, family, variant)
     axes.grid(True, which="both", alpha=0.3)
     if len(found) <= LEGEND_MODELS:
         axes.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0)
@@ -166,6 +166,20 @@ def position_figure(rows: list[dict], family: str, styles: dict[str, Style] | No
                    "samples (--log_samples)", fontsize=10)
     figure.subplots_adjust(left=0.09, right=0.66, bottom=0.12, top=0.92)
     return figure
+
+
+def shared_flags(rows: list[dict], family: str, variant: str) -> str:
+    """The task flags every model plotted ran a family with, for the plot's title: what the
+    whole plot is of (`c4_copy` on offline Wikipedia text: `copy_tasks_text_source=wikipedia`).
+
+    >>> row = {"name": "m", "family": "c4_copy", "variant": "generation", "flags": "copy_tasks_text_source=wikipedia"}
+    >>> shared_flags([row, {**row, "name": "n"}], "c4_copy", "generation")
+    ' [copy_tasks_text_source=wikipedia]'
+    >>> shared_flags([row, {**row, "name": "n", "flags": ""}], "c4_copy", "generation")
+    ''
+    """
+    flags = set(task_flags(rows, family, variant).values())
+    return f" [{flags.pop()}]" if len(flags) == 1 and "" not in flags else ""
 
 
 def few_docs_label(docs: dict[int, int]) -> str:
