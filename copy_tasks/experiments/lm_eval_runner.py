@@ -30,6 +30,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from copy_tasks.experiments.request_costs import RequestCosts, request_costs
 from copy_tasks.report.results import redact_config_paths
 
 
@@ -92,7 +93,7 @@ LOG_TAIL = 1 << 16  # bytes of the log read for its latest request bar
 # lm-eval's (and hf_fast's) request bars, as tqdm writes them to a file:
 # "Running loglikelihood requests:  45%|####5     | 90/200 [00:10<00:12,  8.50it/s]"
 REQUEST_BAR = re.compile(r"Running (?P<kind>\w+) requests: *\d+%\|[^|\r\n]*\| *(?P<done>\d+)/(?P<total>\d+) "
-                         r"\[[\d:]+<(?P<left>[\d:]+|\?)")
+                         r"\[(?P<spent>[\d:]+)<(?P<left>[\d:]+|\?)")
 
 
 def _duration(seconds: float) -> str:
@@ -108,12 +109,17 @@ def _tqdm_seconds(text: str) -> int:
     return seconds
 
 
-def progress_line(output: str, elapsed: float) -> str:
+def progress_line(output: str, elapsed: float, costs: RequestCosts | None = None) -> str:
     """What a run shows of itself: its latest request bar in `output` (requests done of total,
-    and the bar's estimate of the rest of them) and the seconds since it began.
+    and an estimate of the time the rest take) and the seconds since it began. The estimate is
+    from the costs of the requests done (`costs`, `request_costs`) where they are known, else
+    the bar's own (tqdm's, from their count).
 
     >>> progress_line("Running loglikelihood requests:  45%|####5     | 90/200 [00:10<01:12,  8.50it/s]", 75)
     'loglikelihood requests 90/200, 1 min 15 s elapsed, about 1 min 12 s more for these'
+    >>> costs = RequestCosts({"loglikelihood": (3.0,) * 90 + (1.0,) * 110})  # the longest 90 first
+    >>> progress_line("Running loglikelihood requests:  45%|####5     | 90/200 [00:27<01:12,  8.50it/s]", 75, costs)
+    'loglikelihood requests 90/200, 1 min 15 s elapsed, about 11 s more for these'
     >>> progress_line("Running generate_until requests:   0%|          | 0/48 [00:00<?, ?it/s]", 9.6)
     'generate_until requests 0/48, 10 s elapsed'
     >>> progress_line("Building contexts for random_copy_10 on rank 0...", 31)
@@ -124,7 +130,33 @@ def progress_line(output: str, elapsed: float) -> str:
         return f"starting: {_duration(elapsed)} elapsed (loading the model, building the tasks)"
     bar = bars[-1]
     line = f"{bar['kind']} requests {bar['done']}/{bar['total']}, {_duration(elapsed)} elapsed"
-    return line if bar["left"] == "?" else f"{line}, about {_duration(_tqdm_seconds(bar['left']))} more for these"
+    left = None if costs is None else costs.seconds_left(bar["kind"], int(bar["done"]), _tqdm_seconds(bar["spent"]))
+    if left is None and bar["left"] != "?":
+        left = _tqdm_seconds(bar["left"])
+    return line if left is None else f"{line}, about {_duration(left)} more for these"
+
+
+class CostsDrawnAside:
+    """A run's request costs (`request_costs`), drawn in a thread of their own while the run
+    starts (a long task's docs take seconds to draw): None until they are there, and where they
+    cannot be drawn here (the progress line then shows the bar's own estimate)."""
+
+    def __init__(self, run: LmEvalRun):
+        import threading
+
+        self._costs: RequestCosts | None = None
+        self._thread = threading.Thread(target=self._draw, args=(run,), daemon=True)
+        self._thread.start()
+
+    def _draw(self, run: LmEvalRun) -> None:
+        try:
+            self._costs = request_costs(run.tasks, run.metadata)
+        except (OSError, ValueError, KeyError):
+            self._costs = None
+
+    @property
+    def costs(self) -> RequestCosts | None:
+        return self._costs
 
 
 def _log_tail(log: Path) -> str:
@@ -133,7 +165,8 @@ def _log_tail(log: Path) -> str:
         return stream.read().decode(errors="replace")
 
 
-def _wait(child: subprocess.Popen, log: Path, progress: str | None, interval: float) -> int:
+def _wait(child: subprocess.Popen, log: Path, progress: str | None, interval: float,
+          costs: CostsDrawnAside | None = None) -> int:
     """The child's exit status; meanwhile, with `progress`, a line `<progress>: <progress_line>`
     on stderr every `interval` seconds."""
     began = time.monotonic()
@@ -141,8 +174,9 @@ def _wait(child: subprocess.Popen, log: Path, progress: str | None, interval: fl
         try:
             return child.wait(timeout=interval if progress else None)
         except subprocess.TimeoutExpired:
-            print(f"{progress}: {progress_line(_log_tail(log), time.monotonic() - began)}", file=sys.stderr,
-                  flush=True)
+            known = None if costs is None else costs.costs
+            print(f"{progress}: {progress_line(_log_tail(log), time.monotonic() - began, known)}",
+                  file=sys.stderr, flush=True)
 
 
 def launch(run: LmEvalRun, cwd: Path, log: Path | None = None, progress: str | None = None,
@@ -164,7 +198,8 @@ def launch(run: LmEvalRun, cwd: Path, log: Path | None = None, progress: str | N
         with subprocess.Popen(run.command(), cwd=cwd, env=environment, stdout=output,
                               stderr=None if output is None else subprocess.STDOUT) as child:
             try:
-                returncode = child.wait() if log is None else _wait(child, log, progress, interval)
+                returncode = (child.wait() if log is None
+                              else _wait(child, log, progress, interval, CostsDrawnAside(run) if progress else None))
             except BaseException:  # interrupted: the child goes too
                 child.kill()
                 raise
