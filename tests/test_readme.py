@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text()
 MOVED = ("backends.md", "budgets_and_batching.md", "gpu_check.md", "benchmarks.md", "reference_models.md",
          "training.md", "registration.md", "scoring.md", "leaderboard.md", "adding_a_family.md",
-         "export.md")
+         "export.md", "leaderboard_history.md")
 
 
 def test_the_readme_has_at_most_2000_words():

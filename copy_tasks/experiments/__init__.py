@@ -1,6 +1,7 @@
 """The experiments layer: what copy-tasks runs, on top of the rest.
 
-- `lm_eval_runner`: the one way an experiment launches lm-eval (`copy-tasks run` in a subprocess);
+- `lm_eval_runner`: the one way an experiment launches lm-eval (`copy-tasks run` in a subprocess),
+  with a progress line whose estimate of the time left weighs each request (`request_costs`);
 - `suite`: `copy-tasks suite`, the offline families on the real and reference models, then the
   leaderboard (the README's main job, the published leaderboard);
 - `train_command`: `copy-tasks train`, small models trained from scratch on our probes
