@@ -35,3 +35,11 @@ def test_the_picture_is_a_png_with_the_pages_numbers_beside_it(tmp_path):
     numbers = screenshot(out, tmp_path / "page.png")
     assert (tmp_path / "page.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert json.loads(numbers.read_text()) == page_numbers((out / "index.html").read_text())
+
+
+def test_a_link_in_place_of_the_picture_or_its_numbers_is_refused(tmp_path):
+    (tmp_path / "theirs.json").write_text("not ours")
+    (tmp_path / "page.json").symlink_to(tmp_path / "theirs.json")
+    with pytest.raises(SystemExit, match="is a symbolic link"):
+        screenshot(tmp_path, tmp_path / "page.png")
+    assert (tmp_path / "theirs.json").read_text() == "not ours"
