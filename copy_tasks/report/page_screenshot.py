@@ -44,12 +44,12 @@ def page_numbers(page: str) -> dict[str, list[str]]:
 
 def screenshot(leaderboard: Path, out: Path) -> Path:
     """Write `out` (PNG) of `leaderboard/index.html` as it opens, and its numbers beside it."""
-    chromium = next(filter(None, map(shutil.which, CHROMIUM_NAMES)), None)
-    if chromium is None:
-        raise SystemExit("page_screenshot: error: headless Chromium is not installed (apt-get install -y chromium)")
     for path in (out, out.with_suffix(".json")):
         if path.is_symlink():  # never written through a link to someone else's file
             raise SystemExit(f"page_screenshot: error: {path} is a symbolic link: not written through; remove it")
+    chromium = next(filter(None, map(shutil.which, CHROMIUM_NAMES)), None)
+    if chromium is None:
+        raise SystemExit("page_screenshot: error: headless Chromium is not installed (apt-get install -y chromium)")
     page = (leaderboard / "index.html").resolve()
     with tempfile.TemporaryDirectory() as profile:
         done = subprocess.run([chromium, *CHROMIUM_FLAGS, f"--user-data-dir={profile}",
