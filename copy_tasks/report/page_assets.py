@@ -150,8 +150,8 @@ h2 { font-size: 1.15em; margin: 1.6em 0 0.5em; }
 .legend dt { font-weight: 600; }
 .legend dd { margin: 0; }
 .scroll { overflow-x: auto; }
-table { border-collapse: collapse; font-size: 12.5px; font-variant-numeric: tabular-nums; }
-th, td { border: 1px solid #d4d4d4; padding: 0.2em 0.3em; }
+table { border-collapse: collapse; font-size: 12px; font-variant-numeric: tabular-nums; }
+th, td { border: 1px solid #d4d4d4; padding: 0.2em 0.25em; }
 thead th { background: #f2f2f2; vertical-align: bottom; }
 thead th.family { background: #e4e9f2; }
 th.generation-authors_exact_match { background: #f7ecd9; }

@@ -59,7 +59,8 @@ def test_quick_mqar_training_scores_zoologys_format_and_records_the_state_size(t
     record = json.loads((tmp_path / "run" / "training_mqar.json").read_text())  # a record of its own
     assert record["tasks"] == ["mqar"] and record["models"][0]["state_bits"] == 32 * 2 * 2 * 32
     results = read_results(tmp_path / "run" / "results" / "trained-mqar-lstm-s0")[0]
-    assert set(results["results"]) == {"mqar_tf_8", "mqar_tf_16", "mqar_tf_32"}
+    # the shipped pair counts up to 8 times the quick recipe's most (8 pairs): `mqar_lengths`
+    assert set(results["results"]) == {"mqar_tf_8", "mqar_tf_16", "mqar_tf_32", "mqar_tf_64"}
     metadata = results["configs"]["mqar_tf_8"]["metadata"]
     assert (metadata["copy_tasks_mqar_format"], metadata["copy_tasks_state_bits"]) == ("zoology", 4096)
     assert 0.0 <= results["results"]["mqar_tf_8"][results_key("query_accuracy")] <= 1.0
