@@ -19,6 +19,8 @@ docs/training.md).
     ((2, 8), (4, 64))
     >>> RECIPES["mqar"].widths_of("lstm"), RECIPES["mqar"].widths_of("mamba2-state8"), RECIPES["full"].widths_of("lstm")
     ((32, 64), (64,), (None,))
+    >>> RECIPES["full"].phases_of("copy", "transformer-rope"), RECIPES["full"].phases_of("copy", "transformer-nope").steps
+    (Phases(single_steps=900, packed_steps=0, easy_steps=0, easy_lengths=None), 600)
 """
 
 from __future__ import annotations
@@ -114,11 +116,14 @@ PAPER_LSTM = {"lstm_layers": 2, "lstm_hidden": 440}
 
 RECIPES = {
     # The paper's tasks on 2 CPU cores (docs/training.md has the figures): copies packed into rows of 2,048
-    # tokens (the authors' length-generalisation rows), lookups started from their seed's copy model.
+    # tokens (the authors' length-generalisation rows), lookups started from their seed's copy model. RoPE
+    # copies on 900 single examples a row and no packed rows: the copy pilot's (benchmarks/pilot_copy_training.py)
+    # finding, 300 single steps too few and the packed rows undoing what it learned.
     "full": Recipe(phases=_paper(Phases(300, 300), Phases(150, 50)), batch_size=32, packed_rows=1, context=2048,
                    copy_lengths=(5, 20), lookup_lengths=(8, 30), seeds=(0, 1),
                    checkpoint_steps=(100, 200, 300, 450), learning_rate=1e-3, warmup_steps=100,
-                   hidden=256, transformer_layers=4, mamba_layers=7, **PAPER_HEADS, **PAPER_LSTM),
+                   hidden=256, transformer_layers=4, mamba_layers=7, **PAPER_HEADS, **PAPER_LSTM,
+                   architecture_phases={"transformer-rope": {"copy": Phases(900, 0)}}),
     # Zoology's MQAR on 2 CPU cores: recall against state. Attention (RoPE, and Zoology's conv-then-attention) and
     # the LSTM at widths 32 and 64, Mamba-2 at width 64 with states of 8 to 64; 2 layers, Mamba-2's head tied to
     # the embedding (Zoology's; conv-then-attention's always is), the loss on the values alone (no end mark). A
