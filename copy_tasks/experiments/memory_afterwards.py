@@ -20,16 +20,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 import sys
-import tempfile
 from pathlib import Path
 
 from copy_tasks.experiments.recipes import ARCHITECTURES, RECIPES, Recipe
 from copy_tasks.experiments.training_jobs import Job
 from copy_tasks.experiments.training_tasks import TRAINING_TASKS
 from copy_tasks.probes.options import Recorded
+from copy_tasks.report.results import add_to_task_metadata
 
 LABEL = re.compile(r"trained-(?P<task>{tasks})-(?P<architecture>{architectures})(?:-w(?P<width>\d+))?-s(?P<seed>\d+)".format(
     tasks="|".join(map(re.escape, TRAINING_TASKS)),
@@ -54,12 +53,6 @@ def rebuilt(job: Job, recipe: Recipe):
     return build_model(job.architecture, recipe, tokenizer_for(job.task), job.seed, job.width)
 
 
-def _write_atomically(path: Path, text: str) -> None:
-    with tempfile.NamedTemporaryFile("w", dir=path.parent, delete=False, suffix=".tmp") as handle:
-        handle.write(text)
-    os.replace(handle.name, path)
-
-
 def _has_memory(metadata: dict | None) -> bool:
     metadata = metadata or {}
     return metadata.get(Recorded.STATE_BITS) is not None or metadata.get(Recorded.STATE_BITS_PER_TOKEN) is not None
@@ -68,23 +61,13 @@ def _has_memory(metadata: dict | None) -> bool:
 def fill_results(path: Path, memory, architecture_label: str | None, source: str) -> list[str]:
     """Write `memory` into every task of a results file whose run recorded none; the tasks
     written. A results file behind a symbolic link is refused (ValueError)."""
-    if path.is_symlink():
-        raise ValueError(f"{path} is a symbolic link; memory is written only into a results file itself")
-    data = json.loads(path.read_text())
-    written = []
-    for task, config in sorted(data.get("configs", {}).items()):
-        metadata = config.get("metadata") or {}
+    def additions(task: str, metadata: dict) -> dict | None:
         if _has_memory(metadata):
-            continue
-        metadata.update({Recorded.STATE_BITS: memory.state_bits, Recorded.STATE_BITS_PER_TOKEN: memory.bits_per_token,
-                         SOURCE: source})
-        if architecture_label and not metadata.get(Recorded.ARCHITECTURE):
-            metadata[Recorded.ARCHITECTURE] = architecture_label
-        config["metadata"] = metadata
-        written.append(task)
-    if written:
-        _write_atomically(path, json.dumps(data, indent=2, ensure_ascii=False))
-    return written
+            return None
+        return {Recorded.STATE_BITS: memory.state_bits, Recorded.STATE_BITS_PER_TOKEN: memory.bits_per_token,
+                SOURCE: source, Recorded.ARCHITECTURE: architecture_label}
+
+    return add_to_task_metadata(path, additions)
 
 
 def fill_folder(folder: Path, recipe_name: str) -> list[str]:

@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import glob
 import json
+import os
 import re
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -143,6 +145,38 @@ def metric_scores(folder: Path, metric: str = "exact_match") -> dict[str, float 
         raise UnreadableResults(f"{newest} is not an lm-eval results file (no \"results\" object)")
     return {task: values.get(results_key(metric)) if isinstance(values, dict) else None
             for task, values in data["results"].items()}
+
+
+def add_to_task_metadata(path: Path, additions) -> list[str]:
+    """Add what `additions(task, metadata)` returns (a dict, or None: nothing) to each task's
+    recorded metadata in a results file we wrote, never over a value it holds (only where absent or null); the tasks given
+    something. Written whole or not at all; a file behind a symbolic link is refused (ValueError).
+
+    >>> import tempfile
+    >>> path = Path(tempfile.mkdtemp()) / "results_2026-12-05T01-04-01.json"
+    >>> _ = path.write_text(json.dumps({"configs": {"t": {"metadata": {"a": 1}}}}))
+    >>> add_to_task_metadata(path, lambda task, metadata: {"a": 2, "b": 3})
+    ['t']
+    >>> json.loads(path.read_text())["configs"]["t"]["metadata"]
+    {'a': 1, 'b': 3}
+    """
+    if path.is_symlink():
+        raise ValueError(f"{path} is a symbolic link; results are changed only in a file itself")
+    data = json.loads(path.read_text(encoding="utf-8"))
+    given = []
+    for task, config in sorted(data.get("configs", {}).items()):
+        metadata = config.get("metadata") or {}
+        new = {key: value for key, value in (additions(task, metadata) or {}).items()
+               if metadata.get(key) is None}
+        if new:
+            config["metadata"] = {**metadata, **new}
+            given.append(task)
+    if given:
+        with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=path.parent, delete=False,
+                                         suffix=".tmp") as handle:
+            handle.write(json.dumps(data, indent=2, ensure_ascii=False))
+        os.replace(handle.name, path)
+    return given
 
 
 def redact_config_paths(folder: Path, include: Path | None = None) -> None:

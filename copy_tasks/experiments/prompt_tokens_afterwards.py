@@ -1,0 +1,97 @@
+"""The prompt tokens of runs scored before copy-tasks counted them (issue 53: a model whose memory
+grows is placed on the memory axis by its bits a token times its prompts' tokens): each task's
+prompts, as its logged samples hold them (chat template and all), counted in the model's own
+tokens the way a run counts them (`harness.backend_limits`, lm-eval's `hf` with the model
+loaded), and written into the results where nothing was recorded, with where they came from.
+
+The model loaded must be the one the run scored: its parameter count must equal the one the run
+recorded; the results of another model are left as they are, said.
+
+    python -m copy_tasks.experiments.prompt_tokens_afterwards leaderboard/results/gemma-3-270m \\
+        --pretrained ~/.cache/copy_tasks/models/gemma-3-270m
+
+    >>> samples = [{"doc_id": 0, "arguments": {"gen_args_0": {"arg_0": "a b c", "arg_1": {}}}},
+    ...            {"doc_id": 1, "arguments": {"gen_args_0": {"arg_0": "a b", "arg_1": " c"},
+    ...                                        "gen_args_1": {"arg_0": "a b c d", "arg_1": " e"}}}]
+    >>> counted(samples, lambda text: len(text.split()))
+    (3.5, 4)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from copy_tasks.probes.options import Recorded
+from copy_tasks.report.results import add_to_task_metadata, read_samples, samples_beside
+
+SOURCE = "copy_tasks_prompt_tokens_counted"  # where prompt tokens written afterwards came from
+
+
+def counted(samples: list[dict], count: Callable[[str], int]) -> tuple[float, int]:
+    """(mean, max) over the docs of each doc's longest prompt (a doc of several questions sends
+    one request each), as a run records them."""
+    longest: dict[int, int] = {}
+    for sample in samples:
+        for request in sample["arguments"].values():
+            tokens = count(request["arg_0"])
+            longest[sample["doc_id"]] = max(tokens, longest.get(sample["doc_id"], 0))
+    return sum(longest.values()) / len(longest), max(longest.values())
+
+
+def fill_results(path: Path, count: Callable[[str], int], source: str) -> list[str]:
+    """Prompt tokens for every task of a results file whose run recorded none and whose samples
+    are logged beside it; the tasks written."""
+    samples = samples_beside(path)
+
+    def additions(task: str, metadata: dict) -> dict | None:
+        if metadata.get(Recorded.PROMPT_TOKENS_MEAN) is not None or task not in samples:
+            return None
+        mean, longest = counted(read_samples(samples[task]), count)
+        return {Recorded.PROMPT_TOKENS_MEAN: mean, Recorded.PROMPT_TOKENS_MAX: longest, SOURCE: source}
+
+    return add_to_task_metadata(path, additions)
+
+
+def fill_folder(folder: Path, lm, parameters: int, source: str) -> list[str]:
+    """Every results file under `folder` of a run of the model `lm` (`parameters` of them)."""
+    from copy_tasks.harness.backend_limits import backend_limits
+
+    limits, said = backend_limits(lm), []
+    for path in sorted(folder.rglob("results_*.json")):
+        if path.is_symlink():
+            said.append(f"{path} is a symbolic link; left as it is")
+            continue
+        recorded = json.loads(path.read_text()).get("config", {}).get("model_num_parameters")
+        if recorded != parameters:
+            said.append(f"{path}: its run recorded {recorded} parameters, the model loaded has {parameters}; "
+                        "left as it is")
+            continue
+        written = fill_results(path, limits.tokens, source)
+        said.append(f"{path}: prompt tokens counted for {len(written)} tasks")
+    return said
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m copy_tasks.experiments.prompt_tokens_afterwards",
+                                     description=__doc__.split("\n\n")[0])
+    parser.add_argument("folder", type=Path, help="a folder of one model's results and logged samples")
+    parser.add_argument("--pretrained", required=True, help="the model the runs scored (lm-eval's hf pretrained=)")
+    arguments = parser.parse_args(argv)
+    if not arguments.folder.is_dir():
+        parser.error(f"{arguments.folder} is not a folder")
+    from lm_eval.models.huggingface import HFLM
+
+    lm = HFLM(pretrained=arguments.pretrained, device="cpu", batch_size=1)
+    parameters = sum(parameter.numel() for parameter in lm.model.parameters())
+    source = f"afterwards: the logged prompts counted with {Path(arguments.pretrained).name}'s tokenizer under lm-eval's hf"
+    for line in fill_folder(arguments.folder, lm, parameters, source):
+        print(line)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,55 @@
+"""Prompt tokens counted afterwards from logged samples (`copy_tasks.experiments.prompt_tokens_afterwards`)
+equal what a run records itself: a real lm-eval run of the tiny GPT-NeoX (a generation task, and
+mqar's questions, several requests a doc), its counts removed from the results file, counted
+again from its samples."""
+
+import json
+from pathlib import Path
+
+from lm_eval.models.huggingface import HFLM
+from lm_eval.loggers import EvaluationTracker
+
+from copy_tasks.experiments.prompt_tokens_afterwards import SOURCE, fill_folder
+from copy_tasks.probes.options import Recorded
+from tests.hf_runs import evaluate
+
+TASKS = ["phonebook_copy_10", "mqar_tf_8"]
+COUNTS = (Recorded.PROMPT_TOKENS_MEAN, Recorded.PROMPT_TOKENS_MAX)
+
+
+def written_run(folder: Path, output: dict) -> Path:
+    """The run's results and samples written by lm-eval's own tracker (as `lm_eval --log_samples`
+    writes them), its prompt counts then taken out of the results file."""
+    tracker = EvaluationTracker(output_path=str(folder))
+    tracker.general_config_tracker.model_name_sanitized = "tiny"
+    tracker.save_results_aggregated(results=output, samples=output["samples"])
+    for task in TASKS:
+        tracker.save_results_samples(task_name=task, samples=output["samples"][task])
+    [path] = folder.rglob("results_*.json")
+    data = json.loads(path.read_text())
+    for task in TASKS:
+        for key in COUNTS:
+            data["configs"][task]["metadata"].pop(key)
+    path.write_text(json.dumps(data, indent=2))
+    return path
+
+
+def test_counts_from_the_samples_equal_the_runs_own(stopping_neox, tmp_path):
+    lm = HFLM(pretrained=str(stopping_neox), device="cpu", batch_size=1)
+    output = evaluate(lm, TASKS)
+    recorded = {task: tuple(output["configs"][task]["metadata"][key] for key in COUNTS) for task in TASKS}
+    assert all(mean > 0 for mean, _ in recorded.values())
+    path = written_run(tmp_path / "run", output)
+    parameters = output["config"]["model_num_parameters"]
+
+    said = fill_folder(tmp_path / "run", lm, parameters, "afterwards: test")
+
+    assert said == [f"{path}: prompt tokens counted for 2 tasks"]
+    configs = json.loads(path.read_text())["configs"]
+    assert {task: tuple(configs[task]["metadata"][key] for key in COUNTS) for task in TASKS} == recorded
+    assert configs["mqar_tf_8"]["metadata"][SOURCE] == "afterwards: test"
+    assert fill_folder(tmp_path / "run", lm, parameters, "again") == [f"{path}: prompt tokens counted for 0 tasks"]
+
+    other = fill_folder(tmp_path / "run", lm, parameters + 1, "another model")
+    assert other == [f"{path}: its run recorded {parameters} parameters, the model loaded has {parameters + 1}; "
+                     "left as it is"]
