@@ -33,7 +33,7 @@ from copy_tasks.report.results import add_to_task_metadata
 LABEL = re.compile(r"trained-(?P<task>{tasks})-(?P<architecture>{architectures})(?:-w(?P<width>\d+))?-s(?P<seed>\d+)".format(
     tasks="|".join(map(re.escape, TRAINING_TASKS)),
     architectures="|".join(map(re.escape, sorted(ARCHITECTURES, key=len, reverse=True)))))
-SOURCE = "copy_tasks_memory_measured"  # where memory written afterwards came from
+SOURCE = Recorded.MEMORY_MEASURED  # where memory written afterwards came from
 
 
 def parse_label(label: str) -> Job | None:

@@ -1,14 +1,16 @@
 """The prompt tokens of runs scored before copy-tasks counted them (issue 53: a model whose memory
 grows is placed on the memory axis by its bits a token times its prompts' tokens): each task's
 prompts, as its logged samples hold them (chat template and all), counted in the model's own
-tokens the way a run counts them (`harness.backend_limits`, lm-eval's `hf` with the model
-loaded), and written into the results where nothing was recorded, with where they came from.
+tokens the way a run counts them (`harness.backend_limits`: lm-eval's `hf` with the model loaded,
+or `ngram_copier`'s bytes), and written into the results where nothing was recorded, with where
+they came from; the model's memory too (`harness.state_size.memory_of`), where none was.
 
 The model loaded must be the one the run scored: its parameter count must equal the one the run
-recorded; the results of another model are left as they are, said.
+recorded (none, for `ngram_copier`); the results of another model are left as they are, said.
 
     python -m copy_tasks.experiments.prompt_tokens_afterwards leaderboard/results/gemma-3-270m \\
         --pretrained ~/.cache/copy_tasks/models/gemma-3-270m
+    python -m copy_tasks.experiments.prompt_tokens_afterwards leaderboard/results/ngram_copier --model ngram_copier
 
     >>> samples = [{"doc_id": 0, "arguments": {"gen_args_0": {"arg_0": "a b c", "arg_1": {}}}},
     ...            {"doc_id": 1, "arguments": {"gen_args_0": {"arg_0": "a b", "arg_1": " c"},
@@ -28,7 +30,7 @@ from pathlib import Path
 from copy_tasks.probes.options import Recorded
 from copy_tasks.report.results import add_to_task_metadata, read_samples, samples_beside
 
-SOURCE = "copy_tasks_prompt_tokens_counted"  # where prompt tokens written afterwards came from
+SOURCE = Recorded.PROMPT_TOKENS_COUNTED  # where prompt tokens written afterwards came from
 
 
 def counted(samples: list[dict], count: Callable[[str], int]) -> tuple[float, int]:
@@ -42,25 +44,31 @@ def counted(samples: list[dict], count: Callable[[str], int]) -> tuple[float, in
     return sum(longest.values()) / len(longest), max(longest.values())
 
 
-def fill_results(path: Path, count: Callable[[str], int], source: str) -> list[str]:
+def fill_results(path: Path, count: Callable[[str], int], source: str, memory=None) -> list[str]:
     """Prompt tokens for every task of a results file whose run recorded none and whose samples
-    are logged beside it; the tasks written."""
+    are logged beside it, and `memory` (a `Memory`) where none was recorded; the tasks written."""
     samples = samples_beside(path)
 
-    def additions(task: str, metadata: dict) -> dict | None:
-        if metadata.get(Recorded.PROMPT_TOKENS_MEAN) is not None or task not in samples:
-            return None
-        mean, longest = counted(read_samples(samples[task]), count)
-        return {Recorded.PROMPT_TOKENS_MEAN: mean, Recorded.PROMPT_TOKENS_MAX: longest, SOURCE: source}
+    def additions(task: str, metadata: dict) -> dict:
+        added = {}
+        if metadata.get(Recorded.PROMPT_TOKENS_MEAN) is None and task in samples:
+            mean, longest = counted(read_samples(samples[task]), count)
+            added = {Recorded.PROMPT_TOKENS_MEAN: mean, Recorded.PROMPT_TOKENS_MAX: longest, SOURCE: source}
+        recorded = metadata.get(Recorded.STATE_BITS) is not None or metadata.get(Recorded.STATE_BITS_PER_TOKEN) is not None
+        if memory is not None and not recorded:
+            added |= {Recorded.STATE_BITS: memory.state_bits, Recorded.STATE_BITS_PER_TOKEN: memory.bits_per_token,
+                      Recorded.MEMORY_MEASURED: "afterwards: from the model loaded to count the prompts"}
+        return added
 
     return add_to_task_metadata(path, additions)
 
 
-def fill_folder(folder: Path, lm, parameters: int, source: str) -> list[str]:
+def fill_folder(folder: Path, lm, parameters: int | None, source: str) -> list[str]:
     """Every results file under `folder` of a run of the model `lm` (`parameters` of them)."""
     from copy_tasks.harness.backend_limits import backend_limits
+    from copy_tasks.harness.state_size import memory_of
 
-    limits, said = backend_limits(lm), []
+    limits, memory, said = backend_limits(lm), memory_of(lm), []
     for path in sorted(folder.rglob("results_*.json")):
         if path.is_symlink():
             said.append(f"{path} is a symbolic link; left as it is")
@@ -70,8 +78,8 @@ def fill_folder(folder: Path, lm, parameters: int, source: str) -> list[str]:
             said.append(f"{path}: its run recorded {recorded} parameters, the model loaded has {parameters}; "
                         "left as it is")
             continue
-        written = fill_results(path, limits.tokens, source)
-        said.append(f"{path}: prompt tokens counted for {len(written)} tasks")
+        written = fill_results(path, limits.tokens, source, memory)
+        said.append(f"{path}: prompt tokens or memory written for {len(written)} tasks")
     return said
 
 
@@ -79,15 +87,24 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m copy_tasks.experiments.prompt_tokens_afterwards",
                                      description=__doc__.split("\n\n")[0])
     parser.add_argument("folder", type=Path, help="a folder of one model's results and logged samples")
-    parser.add_argument("--pretrained", required=True, help="the model the runs scored (lm-eval's hf pretrained=)")
+    parser.add_argument("--model", choices=("hf", "ngram_copier"), default="hf", help="the backend the runs scored")
+    parser.add_argument("--pretrained", help="the model the runs scored (lm-eval's hf pretrained=; hf only)")
     arguments = parser.parse_args(argv)
     if not arguments.folder.is_dir():
         parser.error(f"{arguments.folder} is not a folder")
-    from lm_eval.models.huggingface import HFLM
+    if (arguments.model == "hf") != (arguments.pretrained is not None):
+        parser.error("--pretrained names the model of --model hf, and only of it")
+    if arguments.model == "ngram_copier":
+        from copy_tasks.models.reference_lm import NgramCopierLM
 
-    lm = HFLM(pretrained=arguments.pretrained, device="cpu", batch_size=1)
-    parameters = sum(parameter.numel() for parameter in lm.model.parameters())
-    source = f"afterwards: the logged prompts counted with {Path(arguments.pretrained).name}'s tokenizer under lm-eval's hf"
+        lm, parameters, source = NgramCopierLM(), None, "afterwards: the logged prompts counted with ngram_copier's bytes"
+    else:
+        from lm_eval.models.huggingface import HFLM
+
+        lm = HFLM(pretrained=arguments.pretrained, device="cpu", batch_size=1)
+        parameters = sum(parameter.numel() for parameter in lm.model.parameters())
+        source = (f"afterwards: the logged prompts counted with {Path(arguments.pretrained).name}'s tokenizer "
+                  "under lm-eval's hf")
     for line in fill_folder(arguments.folder, lm, parameters, source):
         print(line)
     return 0

@@ -109,8 +109,8 @@ def backend_limits(lm) -> BackendLimits:
     """The limits of a live lm-eval model object (see the module docstring)."""
     lm = unwrap_model(lm)
     name = type(lm).__name__
-    if getattr(lm, UNBOUNDED_MARKER, False):
-        return BackendLimits(None, None, f"{name} reads any length")
+    if getattr(lm, UNBOUNDED_MARKER, False):  # counted in its own units where it has them (ngram_copier: bytes)
+        return BackendLimits(getattr(lm, "prompt_units", None), None, f"{name} reads any length")
     if hasattr(lm, "tokenized_requests"):  # lm-eval's API models (TemplateAPI)
         if not lm.tokenized_requests or getattr(lm, "tokenizer", None) is None:
             return BackendLimits(None, None, name, unknown=(

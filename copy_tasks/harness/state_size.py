@@ -3,7 +3,8 @@
 `architecture` columns.
 
 Three sources, in order:
-- an analytic model's own budget (`bounded_state`'s `state_bits`: a fixed state, nothing grows);
+- an analytic model's own count (`bounded_state`'s `state_bits`: a fixed state, nothing grows;
+  `ngram_copier`'s `state_bits_per_token`: the prompt's text, 8 bits a byte, nothing fixed);
 - the model's cache, measured (`copy_tasks.harness.cache_memory.measure_memory`): any model
   transformers runs with a cache, whatever its architecture;
 - a hand count, only for our model types that keep no cache object (`HAND_COUNTS`): the LSTM (its
@@ -70,8 +71,8 @@ def memory_of(lm) -> Memory | None:
     had (a backend without the model in this process, a model whose cache cannot be read)."""
     model = unwrap_model(lm)
     own = getattr(model, "state_bits", None)
-    if isinstance(own, int) and not isinstance(own, bool):
-        return Memory(own, 0)
+    if isinstance(own, int) and not isinstance(own, bool):  # an analytic model's own: what grows too, if it says
+        return Memory(own, getattr(model, "state_bits_per_token", 0))
     config = hf_config(model)
     weights = getattr(model, "model", None)
     if config is None or weights is None or not hasattr(weights, "forward"):

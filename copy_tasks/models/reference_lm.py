@@ -117,6 +117,20 @@ class NgramCopierLM(ReferenceLM):
         except ValueError as error:
             raise UserError(f"--model ngram_copier: {error}") from None
 
+    # What it keeps is the prompt's text itself: on the memory axis, 8 bits a byte of it (UTF-8),
+    # its prompts counted in bytes (`prompt_units`), nothing fixed.
+    state_bits = 0
+    state_bits_per_token = 8
+
+    @staticmethod
+    def prompt_units(text: str) -> int:
+        """A prompt's length in what its memory grows by: UTF-8 bytes.
+
+        >>> NgramCopierLM.prompt_units("Zoë: 1")
+        7
+        """
+        return len(text.encode("utf-8"))
+
     def generate(self, prompt: str, until: list[str], budget: int) -> str:
         return _copier(prompt, self.unit, self.n).generate(until, budget)
 

@@ -46,6 +46,9 @@ class Recorded:
     LIMIT = "copy_tasks_limit"  # lm-eval's --limit, as this task took it
     SAMPLES = "copy_tasks_samples"  # the doc indices --samples chose
     RESCORED_FROM = "copy_tasks_rescored_from"  # the task version a rescored run was made under
+    # written afterwards into runs scored before these were recorded: where they came from
+    MEMORY_MEASURED = "copy_tasks_memory_measured"  # `experiments.memory_afterwards`
+    PROMPT_TOKENS_COUNTED = "copy_tasks_prompt_tokens_counted"  # `experiments.prompt_tokens_afterwards`
 
 
 RECORDED_KEYS = tuple(value for name, value in vars(Recorded).items() if name.isupper())

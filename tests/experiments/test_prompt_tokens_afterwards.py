@@ -1,7 +1,7 @@
 """Prompt tokens counted afterwards from logged samples (`copy_tasks.experiments.prompt_tokens_afterwards`)
-equal what a run records itself: a real lm-eval run of the tiny GPT-NeoX (a generation task, and
-mqar's questions, several requests a doc), its counts removed from the results file, counted
-again from its samples."""
+equal what a run records itself: a real lm-eval run of the tiny GPT-NeoX and of `ngram_copier` (a
+generation task, and mqar's questions, several requests a doc), its counts (and the copier's
+memory) removed from the results file, counted again from its samples."""
 
 import json
 from pathlib import Path
@@ -15,9 +15,10 @@ from tests.hf_runs import evaluate
 
 TASKS = ["phonebook_copy_10", "mqar_tf_8"]
 COUNTS = (Recorded.PROMPT_TOKENS_MEAN, Recorded.PROMPT_TOKENS_MAX)
+MEMORY = (Recorded.STATE_BITS, Recorded.STATE_BITS_PER_TOKEN)
 
 
-def written_run(folder: Path, output: dict) -> Path:
+def written_run(folder: Path, output: dict, removed=COUNTS) -> Path:
     """The run's results and samples written by lm-eval's own tracker (as `lm_eval --log_samples`
     writes them), its prompt counts then taken out of the results file."""
     tracker = EvaluationTracker(output_path=str(folder))
@@ -28,8 +29,8 @@ def written_run(folder: Path, output: dict) -> Path:
     [path] = folder.rglob("results_*.json")
     data = json.loads(path.read_text())
     for task in TASKS:
-        for key in COUNTS:
-            data["configs"][task]["metadata"].pop(key)
+        for key in removed:
+            data["configs"][task]["metadata"][key] = None
     path.write_text(json.dumps(data, indent=2))
     return path
 
@@ -44,12 +45,32 @@ def test_counts_from_the_samples_equal_the_runs_own(stopping_neox, tmp_path):
 
     said = fill_folder(tmp_path / "run", lm, parameters, "afterwards: test")
 
-    assert said == [f"{path}: prompt tokens counted for 2 tasks"]
+    assert said == [f"{path}: prompt tokens or memory written for 2 tasks"]
     configs = json.loads(path.read_text())["configs"]
     assert {task: tuple(configs[task]["metadata"][key] for key in COUNTS) for task in TASKS} == recorded
     assert configs["mqar_tf_8"]["metadata"][SOURCE] == "afterwards: test"
-    assert fill_folder(tmp_path / "run", lm, parameters, "again") == [f"{path}: prompt tokens counted for 0 tasks"]
+    assert fill_folder(tmp_path / "run", lm, parameters, "again") == [f"{path}: prompt tokens or memory written for 0 tasks"]
 
     other = fill_folder(tmp_path / "run", lm, parameters + 1, "another model")
     assert other == [f"{path}: its run recorded {parameters} parameters, the model loaded has {parameters + 1}; "
                      "left as it is"]
+
+
+def test_the_ngram_copier_counts_bytes_and_keeps_8_bits_of_each(tmp_path):
+    """Its memory is its prompt's text: a run records it, and a run from before gets it afterwards."""
+    from copy_tasks.models.reference_lm import NgramCopierLM
+
+    lm = NgramCopierLM()
+    output = evaluate(lm, TASKS)
+    phonebooks = [sample["arguments"][0][0] for sample in output["samples"]["phonebook_copy_10"]]
+    metadata = output["configs"]["phonebook_copy_10"]["metadata"]
+    assert metadata[Recorded.PROMPT_TOKENS_MAX] == max(len(text.encode()) for text in phonebooks)
+    assert (metadata[Recorded.STATE_BITS], metadata[Recorded.STATE_BITS_PER_TOKEN]) == (0, 8)
+    recorded = {task: tuple(output["configs"][task]["metadata"][key] for key in COUNTS + MEMORY) for task in TASKS}
+    path = written_run(tmp_path / "run", output, COUNTS + MEMORY)
+
+    said = fill_folder(tmp_path / "run", lm, None, "afterwards: bytes")
+
+    assert said == [f"{path}: prompt tokens or memory written for 2 tasks"]
+    configs = json.loads(path.read_text())["configs"]
+    assert {task: tuple(configs[task]["metadata"][key] for key in COUNTS + MEMORY) for task in TASKS} == recorded

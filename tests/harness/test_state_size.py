@@ -39,7 +39,7 @@ def test_a_live_model_is_measured_once_and_an_analytic_model_reports_its_budget(
         patched.setattr("copy_tasks.harness.state_size.measure_memory", lambda model: pytest.fail("measured twice"))
         assert memory_of(caching) == measured
     assert memory_of(BoundedStateLM(bits=1024)) == Memory(1024, 0)
-    assert memory_of(NgramCopierLM()) is None  # it keeps the whole prompt, and no cache
+    assert memory_of(NgramCopierLM()) == Memory(0, 8)  # it keeps the prompt's text: 8 bits a byte, nothing fixed
     transformer = built("gpt_neox")
     assert memory_of(SimpleNamespace(config=transformer.config, model=transformer)) == Memory(0, 2 * 2 * 2 * 16 * 32)
 
