@@ -119,7 +119,8 @@ def test_no_module_imports_itself_back_through_others():
 
 
 # and the model types `copy-tasks train` builds that transformers lacks (their training is in experiments)
-BACKENDS_AND_REFERENCE_MODELS = {"__init__", "answers", "banded_attention", "bounded_number", "bounded_pairs",
+BACKENDS_AND_REFERENCE_MODELS = {"__init__", "answers", "banded_attention", "bounded_flip_flop", "bounded_number",
+                                 "bounded_pairs",
                                  "bounded_phonebook", "bounded_readers", "bounded_state", "fast_hf", "sliding_cache",
                                  "ngram_copier", "reference_lm", "scripted_lm", "scripted_hf", "hard_alibi", "lstm_lm",
                                  "conv_attention", "left_padding", "trained_architectures"}

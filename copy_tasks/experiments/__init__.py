@@ -12,5 +12,7 @@
 - `reference_curves`: `copy-tasks reference-curves`, the reference models' curves page;
 - `real_models`, `tiny_models` and `tiny_architectures`: preparing the real models from PyPI
   (`copy-tasks model`), building tiny random models for tests and benchmarks, and one of each of
-  31 transformers architectures for the architecture sweep.
+  31 transformers architectures for the architecture sweep;
+- `memory_afterwards` and `prompt_tokens_afterwards`: the memory and prompt tokens of published
+  runs scored before copy-tasks recorded them, measured and counted afterwards into their results.
 """

@@ -19,7 +19,6 @@ else is left as it is and said.
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import sys
 from pathlib import Path
@@ -28,9 +27,10 @@ from copy_tasks.experiments.recipes import ARCHITECTURES, RECIPES, Recipe
 from copy_tasks.experiments.training_jobs import Job
 from copy_tasks.experiments.training_tasks import TRAINING_TASKS
 from copy_tasks.probes.options import Recorded
-from copy_tasks.report.results import add_to_task_metadata
+from copy_tasks.report.results import add_to_task_metadata, find_result_files, read_results
 
-LABEL = re.compile(r"trained-(?P<task>{tasks})-(?P<architecture>{architectures})(?:-w(?P<width>\d+))?-s(?P<seed>\d+)".format(
+LABEL = re.compile(r"trained-(?P<task>{tasks})-(?P<architecture>{architectures})(?:-w(?P<width>\d+))?-s(?P<seed>\d+)"
+                   .format(
     tasks="|".join(map(re.escape, TRAINING_TASKS)),
     architectures="|".join(map(re.escape, sorted(ARCHITECTURES, key=len, reverse=True)))))
 SOURCE = Recorded.MEMORY_MEASURED  # where memory written afterwards came from
@@ -53,7 +53,8 @@ def rebuilt(job: Job, recipe: Recipe):
     return build_model(job.architecture, recipe, tokenizer_for(job.task), job.seed, job.width)
 
 
-def _has_memory(metadata: dict | None) -> bool:
+def has_memory(metadata: dict | None) -> bool:
+    """Whether a task's recorded metadata holds the model's memory (either part)."""
     metadata = metadata or {}
     return metadata.get(Recorded.STATE_BITS) is not None or metadata.get(Recorded.STATE_BITS_PER_TOKEN) is not None
 
@@ -62,7 +63,7 @@ def fill_results(path: Path, memory, architecture_label: str | None, source: str
     """Write `memory` into every task of a results file whose run recorded none; the tasks
     written. A results file behind a symbolic link is refused (ValueError)."""
     def additions(task: str, metadata: dict) -> dict | None:
-        if _has_memory(metadata):
+        if has_memory(metadata):
             return None
         return {Recorded.STATE_BITS: memory.state_bits, Recorded.STATE_BITS_PER_TOKEN: memory.bits_per_token,
                 SOURCE: source, Recorded.ARCHITECTURE: architecture_label}
@@ -71,13 +72,13 @@ def fill_results(path: Path, memory, architecture_label: str | None, source: str
 
 
 def fill_folder(folder: Path, recipe_name: str) -> list[str]:
-    """Every final model's results under `folder` (`<label>/.../results_*.json`) that recorded no
+    """Every final model's results under `folder` (in a folder named by its label) that recorded no
     memory get their rebuilt model's; one line said for each results file."""
     from copy_tasks.experiments.architectures import memory, parameters
     from copy_tasks.harness.state_size import architecture_label
 
     recipe, said, measured = RECIPES[recipe_name], [], {}
-    for path in sorted(folder.rglob("results_*.json")):
+    for path in find_result_files([folder])[0]:
         label = path.parent.name
         job = parse_label(label)
         if path.is_symlink():
@@ -86,8 +87,8 @@ def fill_folder(folder: Path, recipe_name: str) -> list[str]:
         if job is None or job.task not in recipe.phases:
             said.append(f"{path}: {label} is no final model of recipe {recipe_name}; left as it is")
             continue
-        data = json.loads(path.read_text())
-        if not [task for task, config in data.get("configs", {}).items() if not _has_memory(config.get("metadata"))]:
+        data = read_results(path)
+        if not [task for task, config in data.get("configs", {}).items() if not has_memory(config.get("metadata"))]:
             said.append(f"{path}: memory recorded already")
             continue
         recorded = data.get("config", {}).get("model_num_parameters")

@@ -22,13 +22,19 @@ recorded (none, for `ngram_copier`); the results of another model are left as th
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from copy_tasks.experiments.memory_afterwards import has_memory
 from copy_tasks.probes.options import Recorded
-from copy_tasks.report.results import add_to_task_metadata, read_samples, samples_beside
+from copy_tasks.report.results import (
+    add_to_task_metadata,
+    find_result_files,
+    read_results,
+    read_samples,
+    samples_beside,
+)
 
 SOURCE = Recorded.PROMPT_TOKENS_COUNTED  # where prompt tokens written afterwards came from
 
@@ -54,8 +60,7 @@ def fill_results(path: Path, count: Callable[[str], int], source: str, memory=No
         if metadata.get(Recorded.PROMPT_TOKENS_MEAN) is None and task in samples:
             mean, longest = counted(read_samples(samples[task]), count)
             added = {Recorded.PROMPT_TOKENS_MEAN: mean, Recorded.PROMPT_TOKENS_MAX: longest, SOURCE: source}
-        recorded = metadata.get(Recorded.STATE_BITS) is not None or metadata.get(Recorded.STATE_BITS_PER_TOKEN) is not None
-        if memory is not None and not recorded:
+        if memory is not None and not has_memory(metadata):
             added |= {Recorded.STATE_BITS: memory.state_bits, Recorded.STATE_BITS_PER_TOKEN: memory.bits_per_token,
                       Recorded.MEMORY_MEASURED: "afterwards: from the model loaded to count the prompts"}
         return added
@@ -69,11 +74,11 @@ def fill_folder(folder: Path, lm, parameters: int | None, source: str) -> list[s
     from copy_tasks.harness.state_size import memory_of
 
     limits, memory, said = backend_limits(lm), memory_of(lm), []
-    for path in sorted(folder.rglob("results_*.json")):
+    for path in find_result_files([folder])[0]:
         if path.is_symlink():
             said.append(f"{path} is a symbolic link; left as it is")
             continue
-        recorded = json.loads(path.read_text()).get("config", {}).get("model_num_parameters")
+        recorded = read_results(path).get("config", {}).get("model_num_parameters")
         if recorded != parameters:
             said.append(f"{path}: its run recorded {recorded} parameters, the model loaded has {parameters}; "
                         "left as it is")
@@ -97,7 +102,8 @@ def main(argv: list[str] | None = None) -> int:
     if arguments.model == "ngram_copier":
         from copy_tasks.models.reference_lm import NgramCopierLM
 
-        lm, parameters, source = NgramCopierLM(), None, "afterwards: the logged prompts counted with ngram_copier's bytes"
+        lm, parameters = NgramCopierLM(), None
+        source = "afterwards: the logged prompts counted with ngram_copier's bytes"
     else:
         from lm_eval.models.huggingface import HFLM
 

@@ -19,7 +19,8 @@ docs/training.md).
     ((2, 8), (4, 64))
     >>> RECIPES["mqar"].widths_of("lstm"), RECIPES["mqar"].widths_of("mamba2-state8"), RECIPES["full"].widths_of("lstm")
     ((32, 64), (64,), (None,))
-    >>> RECIPES["full"].phases_of("copy", "transformer-rope"), RECIPES["full"].phases_of("copy", "transformer-nope").steps
+    >>> full = RECIPES["full"]
+    >>> full.phases_of("copy", "transformer-rope"), full.phases_of("copy", "transformer-nope").steps
     (Phases(single_steps=900, packed_steps=0, easy_steps=0, easy_lengths=None), 600)
 """
 

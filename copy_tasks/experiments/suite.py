@@ -123,6 +123,9 @@ SUITE_LENGTHS = {
     "dup_ngram_copy": lambda family: SuiteLengths(quick_teacher_forced=family.lengths, published=family.lengths),
     # the main job's longest length is 100: the passkey at 100 words only
     "passkey_recall": lambda family: SuiteLengths(quick_teacher_forced=(100,), published=family.lengths[:3]),
+    # the second control: the main job teacher-forces 16 and 64 instructions; the published board runs 16 to 1,024
+    # (at 4,096 a prompt is about 14,000 tokens: most of an hour on CPU for 25 docs, beyond SmolLM2's context)
+    "flip_flop": lambda family: SuiteLengths(quick_teacher_forced=(16, 64), published=up_to(1024)(family)),
     # natural text (offline Wikipedia): the main job teacher-forces 25 and 50 words, the published board 25 to 500
     **dict.fromkeys(("c4_copy", "c4_copy_shuffled"), lambda family: SuiteLengths(
         quick_teacher_forced=(25, 50), published=up_to(500)(family))),

@@ -2,7 +2,7 @@
 conformance battery's model, and `scripted_hf`, its multi-byte answers through lm-eval's `hf`;
 `fast_hf` with `banded_attention` and `sliding_cache`), the analytic
 reference models themselves (`ngram_copier`, `bounded_state` with its readers `bounded_number`,
-`bounded_pairs` and `bounded_phonebook`, which `bounded_readers` picks from, and `answers`, how
+`bounded_pairs`, `bounded_phonebook` and `bounded_flip_flop`, which `bounded_readers` picks from, and `answers`, how
 they answer requests), and the model types `copy-tasks
 train` builds that transformers lacks (`hard_alibi`, `lstm_lm`, `conv_attention`, the last two
 running their left padding on the right with `left_padding`, entered into its Auto classes

@@ -3,18 +3,18 @@
 `bounded_state` reads a prompt whose first line is the passkey header
 (`copy_tasks.probes.families.passkey_recall.HEADER`) with this reader. The prompt streams
 through once, and the state is measured after every change (`state_bits`):
-- control registers: which reader (log2(4) = 2 bits), whether the last character was a digit
+- control registers: which reader (log2(5) = 2.32 bits), whether the last character was a digit
   (1 bit);
 - the number kept and the run of digits being read: 3.32 bits a digit, each with a length
   counter (the bits of its value, at least 1).
 Its policy: a run of digits replaces the number kept when it ends (if it fits, digit by digit,
 else the run is dropped); the answer is the number kept. Remembering one number is a summary
-of the input: a 10-digit key needs at most 2 + 1 + 2 x (10 x 3.32 + 4) = 77.4 bits, so 128
+of the input: a 10-digit key needs at most 2.32 + 1 + 2 x (10 x 3.32 + 4) = 77.8 bits, so 128
 bits find the passkey at every length.
 
     >>> reader = PasskeyReader(128).read("Remember it.\\n\\nThe passkey is 4563848. The old road.\\n\\nThe passkey is")
     >>> reader.kept, reader.answer(), round(reader.peak_bits, 1)
-    ('4563848', ' 4563848', 30.3)
+    ('4563848', ' 4563848', 30.6)
 """
 
 from __future__ import annotations

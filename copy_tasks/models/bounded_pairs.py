@@ -4,7 +4,7 @@
 four readers: `copy_tasks.models.bounded_readers`; which of the four is log2(4) = 2 bits of
 control). The prompt streams through once, a character at a time, and the state is measured
 after every change (`state_bits`):
-- control registers: which reader (2 bits), the queries begun, a value begun, the line lost
+- control registers: which reader (2.32 bits), the queries begun, a value begun, the line lost
   (3 flags), the class of the previous character (newline, other: 1 bit): `FIXED_CONTROL_BITS` = 6;
 - the line being read: its key's letters (log2(26) = 4.70 bits each) and its value's digits
   (log2(10) = 3.32 bits each), each with a length counter (the bits of its value, at least 1);

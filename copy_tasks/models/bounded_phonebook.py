@@ -5,10 +5,10 @@ name first, only that entry.
 (`phonebook_copy`), or the lead `Look up {First} {Last}.` (`phonebook_query_first`), with this
 reader. The prompt streams through once, a character at a time, and the state is measured
 after every change that can grow it (`state_bits`: a digit read, a line ended):
-- control registers: which reader (2 bits), five flags (the question part begun, the number
+- control registers: which reader (2.32 bits), five flags (the question part begun, the number
   begun, the line dropped, the last character a newline, the book begun), how far the line
   matches the lead's `Look up ` (11 values: 3.46 bits) and the name given first (none, watched
-  for, found: 1.58 bits): `FIXED_CONTROL_BITS` = 12.04;
+  for, found: 1.58 bits): `FIXED_CONTROL_BITS` = 12.37;
 - the line being read: its name's fingerprint (`FINGERPRINT_BITS` = 24: a hash of the name
   taken character by character, each step a function of the last fingerprint and the character
   alone) and its number's digits (log2(10) = 3.32 bits each) with a length counter (the bits
@@ -31,14 +31,14 @@ as the last kept number had (10 if none), seeded by the state as the other reade
 are (right with probability 10^-10). So with the name last a question is answered right when
 its entry is among the first `entries_kept(B)` of the book (min(1, kept / entries) of the
 books, the queried entry being uniform); with the name first at every length, from the
-103.26 bits that a name watched for and then its 10-digit entry take (`NAME_FIRST_BITS`).
+103.59 bits that a name watched for and then its 10-digit entry take (`NAME_FIRST_BITS`).
 Fingerprints of 24 bits take another name for the asked one with probability 2^-24 a name: a
 book of 1,000 entries misleads the name-first reader with probability under 0.006%.
 
     >>> book = "Ann Lee: 6093237777\\nBo Ray: 7000000001\\nCy Hu: 8123456789\\n\\nBo Ray: 7000000001\\n\\n"
     >>> reader = PhoneBookReader(128).read(book + "Ann Lee:")  # room for one entry: the first
     >>> list(reader.kept.values.values()), reader.answer(), round(reader.peak_bits, 1)
-    (['6093237777'], ' 6093237777', 125.2)
+    (['6093237777'], ' 6093237777', 125.5)
     >>> PhoneBookReader(128).read(book + "Cy Hu:").answer()  # not kept: a guess
     ' 0695337404'
     >>> PhoneBookReader(128).read("Look up Cy Hu.\\n\\n" + book + "Cy Hu:").answer()  # kept: told first

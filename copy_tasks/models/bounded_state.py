@@ -64,12 +64,13 @@ KEY_LISTS = ("key", "window", "after", "later_key")  # the lookup formats' lists
 MIN_BITS = math.ceil(FIXED_CONTROL_BITS) + 2 * COUNTER_LIMIT_BITS + len(KEY_LISTS)
 MAX_KEY = 16  # the longest key the prefix-key policy watches for (16 letters)
 GUESSES = 16  # letters offered when a lookup cannot be answered from the state
-# `bounded_state` picks one of four readers from the prompt's first line
+# `bounded_state` picks one of five readers from the prompt's first line
 # (`copy_tasks.models.bounded_readers`): this one, the key-value reader (`bounded_pairs`), the
-# number reader (`bounded_number`) and the phone-book reader (`bounded_phonebook`). The other
-# three count the choice in their control bits; this reader's accounting, older than they are,
-# does not (its format register has 3 values; with the choice it would have 6, 1 bit more).
-READER_COUNT = 4
+# number reader (`bounded_number`), the phone-book reader (`bounded_phonebook`) and the flip-flop
+# reader (`bounded_flip_flop`). The other four count the choice in their control bits; this
+# reader's accounting, older than they are, does not (its format register has 3 values; with the
+# choice it would have 7, 1.2 bits more).
+READER_COUNT = 5
 READER_CHOICE_BITS = math.log2(READER_COUNT)
 
 

@@ -187,6 +187,7 @@ MULTIBYTE_WRITINGS: dict[str, Callable[[str], str]] = {
     "random_copy_10": lambda answer: answer + "\n\u3000",
     "phonebook_copy_10": lambda answer: answer + "\u3000",
     "passkey_recall_100": lambda answer: answer + "\u00a0more",
+    "flip_flop_16": lambda answer: answer + "\u3000\n",
     "phonebook_query_first_10": lambda answer: answer.translate(FULL_WIDTH_DIGITS) + "\n",
     "dup_ngram_copy_2": lambda answer: answer + "\u00a0\n",
 }
@@ -205,7 +206,7 @@ def verdict_table() -> str:
     authors' rule).
 
     >>> print(verdict_table().splitlines()[2][:88])
-    | `eos` | the answer, then EOS | right / right | right / right | right / — | right / — |
+    | `eos` | the answer, then EOS | right / right | right / — | right / right | right / — |
     """
     mark = {True: "right", False: "wrong"}
     groups = scoring_groups()

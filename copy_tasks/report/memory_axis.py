@@ -6,9 +6,10 @@ A model's memory at a task is what a run of it recorded it keeps that does not g
 (its `prompt_tokens_mean` row): a transformer's keys and values at that prompt, a fixed state the
 same at every length (`memory_points`). A model keeps the same whatever the task, so its rows
 from runs before memory was measured take the memory a later run of it (same dtype and backend)
-recorded (`model_memory`). An analytic model is at its budget (`bounded_state`);
-one that recorded no memory (runs before it was measured, `ngram_copier`, which keeps the whole
-prompt) is left out, and the summary says how many.
+recorded (`model_memory`). An analytic model is at its own count (`bounded_state` at its budget,
+`ngram_copier` at its prompt's text, 8 bits a byte); runs from before memory or prompt tokens were
+recorded get them afterwards (`copy_tasks.experiments.memory_afterwards`, `prompt_tokens_afterwards`);
+a model that recorded none is left out, and the summary names it.
 
 - `plots/memory_axis.png`: a panel per family, accuracy (generation: exact match under our rule;
   `mqar`: query accuracy, teacher-forced where the model ran it) against bits on a log axis, one
@@ -239,6 +240,6 @@ def memory_markdown(rows: list[dict]) -> list[str]:
                 cells += ["-", "-"] if point is None else [f"{point.bits:,}", f"{point.value:.2f}"]
             lines.append(f"| {markdown_text(name)} | {architecture} | {variant} | " + " | ".join(cells) + " |")
     if missing:
-        lines += ["", f"No memory recorded, so not on this axis: {', '.join(map(markdown_text, missing))} (runs "
-                  "before memory was measured, or a model that keeps its whole prompt as text)."]
+        lines += ["", f"No memory recorded, so not on this axis: {', '.join(map(markdown_text, missing))} (a run "
+                  "that could not measure its model, or whose prompts were neither counted nor logged)."]
     return lines

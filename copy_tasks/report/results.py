@@ -149,8 +149,9 @@ def metric_scores(folder: Path, metric: str = "exact_match") -> dict[str, float 
 
 def add_to_task_metadata(path: Path, additions) -> list[str]:
     """Add what `additions(task, metadata)` returns (a dict, or None: nothing) to each task's
-    recorded metadata in a results file we wrote, never over a value it holds (only where absent or null); the tasks given
-    something. Written whole or not at all; a file behind a symbolic link is refused (ValueError).
+    recorded metadata in a results file we wrote, never over a value it holds (only where absent or
+    null); the tasks given something. Written whole or not at all; a file behind a symbolic link
+    is refused (ValueError).
 
     >>> import tempfile
     >>> path = Path(tempfile.mkdtemp()) / "results_2026-12-05T01-04-01.json"

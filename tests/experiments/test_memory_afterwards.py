@@ -8,6 +8,7 @@ import pytest
 
 from copy_tasks.experiments.memory_afterwards import SOURCE, fill_folder, fill_results, main
 from copy_tasks.experiments.recipes import RECIPES
+from copy_tasks.harness.lm_eval_internals import results_key
 from copy_tasks.probes.options import Recorded
 from copy_tasks.report.memory_axis import memory_points
 from copy_tasks.report.rows import rows_from_file
@@ -27,7 +28,8 @@ def results_file(folder, label, parameters, metadata_extra=None):
     metadata = {"copy_tasks_model_type": "gpt_neox", "copy_tasks_positions": "NoPE", Recorded.STATE_BITS: None,
                 Recorded.PROMPT_TOKENS_MEAN: 22.0, **(metadata_extra or {})}
     path.write_text(json.dumps({
-        "results": {task: {"alias": task, "exact_match,none": 1.0, "exact_match_stderr,none": 0.0}},
+        "results": {task: {"alias": task, results_key("exact_match"): 1.0,
+                           results_key("exact_match", stderr=True): 0.0}},
         "configs": {task: {"task": task, "metadata": metadata}}, "versions": {task: 3.1},
         "n-samples": {task: {"original": 4, "effective": 4}},
         "config": {"model": "hf", "model_args": {"pretrained": label}, "model_num_parameters": parameters,
@@ -41,8 +43,8 @@ def metadata_of(path):
 
 
 def test_the_recipes_model_gets_its_measured_memory_and_lands_on_the_memory_axis(tmp_path):
-    from copy_tasks.experiments.memory_afterwards import parse_label, rebuilt
     from copy_tasks.experiments.architectures import parameters
+    from copy_tasks.experiments.memory_afterwards import parse_label, rebuilt
 
     label = "trained-copy-transformer-nope-s0"
     assert parameters(rebuilt(parse_label(label), QUICK)) == NOPE_PARAMETERS

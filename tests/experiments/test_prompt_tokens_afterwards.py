@@ -6,8 +6,8 @@ memory) removed from the results file, counted again from its samples."""
 import json
 from pathlib import Path
 
-from lm_eval.models.huggingface import HFLM
 from lm_eval.loggers import EvaluationTracker
+from lm_eval.models.huggingface import HFLM
 
 from copy_tasks.experiments.prompt_tokens_afterwards import SOURCE, fill_folder
 from copy_tasks.probes.options import Recorded
@@ -49,7 +49,8 @@ def test_counts_from_the_samples_equal_the_runs_own(stopping_neox, tmp_path):
     configs = json.loads(path.read_text())["configs"]
     assert {task: tuple(configs[task]["metadata"][key] for key in COUNTS) for task in TASKS} == recorded
     assert configs["mqar_tf_8"]["metadata"][SOURCE] == "afterwards: test"
-    assert fill_folder(tmp_path / "run", lm, parameters, "again") == [f"{path}: prompt tokens or memory written for 0 tasks"]
+    again = fill_folder(tmp_path / "run", lm, parameters, "again")
+    assert again == [f"{path}: prompt tokens or memory written for 0 tasks"]
 
     other = fill_folder(tmp_path / "run", lm, parameters + 1, "another model")
     assert other == [f"{path}: its run recorded {parameters} parameters, the model loaded has {parameters + 1}; "

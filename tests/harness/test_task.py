@@ -35,7 +35,7 @@ def tasks(local_sources):
 
 
 def test_every_shipped_task_is_checked(tasks):
-    assert len(tasks) == 166  # 83 lengths over 11 families, generation and teacher-forced
+    assert len(tasks) == 176  # 88 lengths over 12 families, generation and teacher-forced
 
 
 def test_generic_task_checks(tasks):

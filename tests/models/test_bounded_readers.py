@@ -7,6 +7,7 @@ import math
 
 from conftest import source_options
 
+from copy_tasks.models.bounded_flip_flop import FlipFlopReader
 from copy_tasks.models.bounded_number import PasskeyReader
 from copy_tasks.models.bounded_pairs import PairsReader
 from copy_tasks.models.bounded_phonebook import PhoneBookReader
@@ -16,11 +17,11 @@ from copy_tasks.probes.families import FAMILIES
 from copy_tasks.probes.task_docs import generate_docs
 
 MEANT_FOR = {"mqar": PairsReader, "passkey_recall": PasskeyReader, "phonebook_copy": PhoneBookReader,
-             "phonebook_query_first": PhoneBookReader}  # every other family: BoundedStateReader
+             "phonebook_query_first": PhoneBookReader, "flip_flop": FlipFlopReader}  # the others: BoundedStateReader
 
 
 def test_the_choice_costs_log2_of_the_readers_there_are():
-    assert READER_CHOICE_BITS == math.log2(len(READERS) + 1) == 2  # `BoundedStateReader` reads the rest
+    assert READER_CHOICE_BITS == math.log2(len(READERS) + 1) == math.log2(5)  # `BoundedStateReader` reads the rest
 
 
 def test_each_familys_prompts_are_read_by_the_reader_meant_for_them(local_sources):

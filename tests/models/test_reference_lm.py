@@ -129,7 +129,7 @@ def test_bounded_state_answers_a_phone_book_asked_first_from_the_one_entry_it_ke
 
 
 def test_bounded_state_records_its_readers_version_as_its_revision():
-    assert BoundedStateLM().get_model_info() == {"model_revision": "v2"}
+    assert BoundedStateLM().get_model_info() == {"model_revision": "v3"}
 
 
 def test_bounded_state_defaults_to_256_bits():
