@@ -68,10 +68,11 @@ def test_an_output_path_naming_a_file_is_found_as_lm_eval_wrote_it(sampled_run):
     folder, _, built = sampled_run
     (written,) = (folder / "asfile").glob("myres_*.json")  # lm-eval's name for --output_path .../myres.json
     assert built.returncode == 0, built.stderr
-    # 2 tasks x 4 metrics, and the phone book's two verdicts in each third of the book its 2 docs sit in
+    # 2 tasks x 4 metrics, 2 x its prompts' length (mean and max, the copier's in bytes), and the phone
+    # book's two verdicts in each third of the book its 2 docs sit in
     (samples,) = (folder / "asfile").glob("samples_phonebook_copy_10_*.jsonl")
     thirds = {third_of(json.loads(line)["doc"]["query_depth"]) for line in samples.read_text().splitlines()}
-    added = f"{8 + 2 * len(thirds)} rows added"
+    added = f"{8 + 4 + 2 * len(thirds)} rows added"
     assert added in built.stderr
     again = run_command(["copy-tasks", "leaderboard", str(folder / "asfile" / "myres.json"),
                          "--out", str(folder / "again")], cwd=folder)
@@ -265,5 +266,5 @@ def test_a_new_version_of_bounded_state_is_not_served_its_older_versions_answers
         older.setattr(BoundedStateLM, "copy_tasks_model_version", 1)
         older.setattr(BoundedStateLM, "_answer", lambda self, prompt: " 0000000000")
         assert run() == (0.0, "v1")
-    assert run() == (1.0, "v2")
+    assert run() == (1.0, "v3")
     assert len(list(tmp_path.glob("U_bounded_state-*_rank0.db"))) == 2

@@ -29,7 +29,9 @@ def test_suite_of_the_reference_models_writes_the_leaderboard(tmp_path):
     with (tmp_path / "out" / "leaderboard.csv").open(newline="") as handle:
         rows = list(csv.DictReader(handle))
     copier = [row for row in rows if row["model"] == "ngram_copier" and row["metric"] == "exact_match"]
-    assert len(copier) == offline_tasks and {row["value"] for row in copier} == {"1.0"}
+    assert len(copier) == offline_tasks
+    # it copies every answer; a flip-flop's bit it reads off an earlier read, which need not hold it
+    assert {row["value"] for row in copier if row["family"] != "flip_flop"} == {"1.0"}
     assert {row["n"] for row in rows} == {"2"}
     assert (tmp_path / "out" / "plots" / "lookup_suffix.png").is_file()
     assert "| ngram_copier | reference model | - |" in (tmp_path / "out" / "summary.md").read_text()
