@@ -1,6 +1,7 @@
 """The prompt tokens of runs scored before copy-tasks counted them (issue 53: a model whose memory
 grows is placed on the memory axis by its bits a token times its prompts' tokens): each task's
-prompts, as its logged samples hold them (chat template and all), counted in the model's own
+prompts, as its logged samples hold them (chat template and all), or where none were logged its
+docs drawn again (a plain prompt is the doc's; their fingerprint checked), counted in the model's own
 tokens the way a run counts them (`harness.backend_limits`: lm-eval's `hf` with the model loaded,
 or `ngram_copier`'s bytes), and written into the results where nothing was recorded, with where
 they came from; the model's memory too (`harness.state_size.memory_of`), where none was.
@@ -42,24 +43,49 @@ SOURCE = Recorded.PROMPT_TOKENS_COUNTED  # where prompt tokens written afterward
 def counted(samples: list[dict], count: Callable[[str], int]) -> tuple[float, int]:
     """(mean, max) over the docs of each doc's longest prompt (a doc of several questions sends
     one request each), as a run records them."""
-    longest: dict[int, int] = {}
+    prompts: dict[int, list[str]] = {}
     for sample in samples:
-        for request in sample["arguments"].values():
-            tokens = count(request["arg_0"])
-            longest[sample["doc_id"]] = max(tokens, longest.get(sample["doc_id"], 0))
-    return sum(longest.values()) / len(longest), max(longest.values())
+        prompts.setdefault(sample["doc_id"], []).extend(request["arg_0"] for request in sample["arguments"].values())
+    return longest_prompts(list(prompts.values()), count)
+
+
+def longest_prompts(prompts: list[list[str]], count: Callable[[str], int]) -> tuple[float, int]:
+    """(mean, max) over the docs (each its requests' prompts) of each doc's longest prompt."""
+    longest = [max(map(count, requests)) for requests in prompts]
+    return sum(longest) / len(longest), max(longest)
+
+
+def drawn_prompts(task: str, results: dict, path: Path) -> list[list[str]] | None:
+    """The prompts of each doc a run without logged samples scored, drawn again from what the
+    task recorded (the docs' fingerprint checked: `report.rescore`): a plain prompt is the doc's,
+    each question's extending it; None for a chat-template run, whose prompts are not its docs'."""
+    from copy_tasks.probes.families import family_named
+    from copy_tasks.report.rescore import check_same_docs, run_docs
+
+    if (results["configs"][task].get("metadata") or {}).get(Recorded.PROMPT_FORMAT) not in (None, "plain"):
+        return None
+    drawn = check_same_docs(task, results, path)
+    indices, _ = run_docs(task, results, len(drawn))
+    return [[question["prompt"] for question in family_named(drawn[index]["family"]).request_docs(drawn[index])]
+            for index in indices]
 
 
 def fill_results(path: Path, count: Callable[[str], int], source: str, memory=None) -> list[str]:
-    """Prompt tokens for every task of a results file whose run recorded none and whose samples
-    are logged beside it, and `memory` (a `Memory`) where none was recorded; the tasks written."""
-    samples = samples_beside(path)
+    """Prompt tokens for every task of a results file whose run recorded none, from the samples
+    logged beside it or else its docs drawn again (`drawn_prompts`), and `memory` (a `Memory`)
+    where none was recorded; the tasks written."""
+    samples, results = samples_beside(path), read_results(path)
 
     def additions(task: str, metadata: dict) -> dict:
         added = {}
-        if metadata.get(Recorded.PROMPT_TOKENS_MEAN) is None and task in samples:
-            mean, longest = counted(read_samples(samples[task]), count)
-            added = {Recorded.PROMPT_TOKENS_MEAN: mean, Recorded.PROMPT_TOKENS_MAX: longest, SOURCE: source}
+        if metadata.get(Recorded.PROMPT_TOKENS_MEAN) is None:
+            if task in samples:
+                mean, longest = counted(read_samples(samples[task]), count)
+                added = {Recorded.PROMPT_TOKENS_MEAN: mean, Recorded.PROMPT_TOKENS_MAX: longest, SOURCE: source}
+            elif (prompts := drawn_prompts(task, results, path)) is not None:
+                mean, longest = longest_prompts(prompts, count)
+                added = {Recorded.PROMPT_TOKENS_MEAN: mean, Recorded.PROMPT_TOKENS_MAX: longest,
+                         SOURCE: f"{source}, of the docs drawn again (no samples logged)"}
         if memory is not None and not has_memory(metadata):
             added |= {Recorded.STATE_BITS: memory.state_bits, Recorded.STATE_BITS_PER_TOKEN: memory.bits_per_token,
                       Recorded.MEMORY_MEASURED: "afterwards: from the model loaded to count the prompts"}

@@ -70,8 +70,17 @@ def test_the_ngram_copier_counts_bytes_and_keeps_8_bits_of_each(tmp_path):
     recorded = {task: tuple(output["configs"][task]["metadata"][key] for key in COUNTS + MEMORY) for task in TASKS}
     path = written_run(tmp_path / "run", output, COUNTS + MEMORY)
 
+    unlogged = tmp_path / "unlogged"  # the reference models' runs log no samples: their docs are drawn again
+    unlogged.mkdir()
+    (unlogged / path.name).write_text(path.read_text())
+
     said = fill_folder(tmp_path / "run", lm, None, "afterwards: bytes")
+    drawn = fill_folder(unlogged, lm, None, "afterwards: bytes")
 
     assert said == [f"{path}: prompt tokens or memory written for 2 tasks"]
-    configs = json.loads(path.read_text())["configs"]
-    assert {task: tuple(configs[task]["metadata"][key] for key in COUNTS + MEMORY) for task in TASKS} == recorded
+    assert drawn == [f"{unlogged / path.name}: prompt tokens or memory written for 2 tasks"]
+    for written in (path, unlogged / path.name):
+        configs = json.loads(written.read_text())["configs"]
+        assert {task: tuple(configs[task]["metadata"][key] for key in COUNTS + MEMORY) for task in TASKS} == recorded
+    assert json.loads((unlogged / path.name).read_text())["configs"]["mqar_tf_8"]["metadata"][SOURCE] == \
+        "afterwards: bytes, of the docs drawn again (no samples logged)"
