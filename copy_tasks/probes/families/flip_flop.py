@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from copy_tasks.probes.families.phonebook_copy import number_settled, score_generation
-from copy_tasks.probes.family import Family, against_target, register
+from copy_tasks.probes.families.passkey_recall import NUMBER_ANSWER_WITHOUT_AUTHORS_RULE
+from copy_tasks.probes.family import Family, register
 from copy_tasks.probes.options import ChoiceOption
 
 HEADER = "Each line is an instruction: w writes a bit, i ignores its bit, r reads the bit last written."
@@ -77,11 +77,6 @@ def make_flip_flop_doc(rng: np.random.Generator, count: int, mix: str = MIX.defa
     }
 
 
-def no_authors_rule(generation: str, doc: dict) -> dict[str, float]:
-    """The paper has no flip-flop probe, so there is no authors' rule: no authors' metrics."""
-    return {}
-
-
 FAMILY = register(Family(
     name="flip_flop",
     summary="the bit last written, among write, ignore and read instructions (a fixed state keeps it)",
@@ -90,13 +85,8 @@ FAMILY = register(Family(
     default_docs=100,
     min_length=MIN_INSTRUCTIONS,
     draw_doc=make_flip_flop_doc,
-    score_one_reading=against_target(score_generation),  # the number the answer starts with: the bit
-    score_authors_rule=no_authors_rule,
-    stop_sequences=("\n",),
-    our_reading_settled=against_target(number_settled),
-    authors_settled=lambda generation, doc: True,  # no authors' rule: nothing of theirs to wait for
+    **NUMBER_ANSWER_WITHOUT_AUTHORS_RULE,  # the bit, read as the number the answer starts with
     scoring_group="flip-flop",
-    authors_metrics=(),
     options=(MIX,),
     task_version="1.0",
     field_notes=(("since_write", "the instructions between the last write and the question"),

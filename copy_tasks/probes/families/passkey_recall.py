@@ -81,8 +81,20 @@ the song. The passkey is the number 9623813. The pale.
 
 
 def no_authors_rule(generation: str, doc: dict) -> dict[str, float]:
-    """The paper has no passkey probe, so there is no authors' rule: no authors' metrics."""
+    """The paper has no such probe, so there is no authors' rule: no authors' metrics."""
     return {}
+
+
+# The declaration's fields of a family answered by a number (read as the phone book reads it: the
+# number the answer starts with) on one line, with no authors' rule: the passkey, flip-flop.
+NUMBER_ANSWER_WITHOUT_AUTHORS_RULE = {
+    "score_one_reading": against_target(score_generation),
+    "score_authors_rule": no_authors_rule,
+    "stop_sequences": ("\n",),
+    "our_reading_settled": against_target(number_settled),
+    "authors_settled": lambda generation, doc: True,  # no authors' rule: nothing of theirs to wait for
+    "authors_metrics": (),
+}
 
 
 LENGTHS = (100, 200, 500, 1000, 2000, 5000, 10_000, 20_000, 50_000, 100_000)
@@ -94,13 +106,8 @@ FAMILY = register(Family(
     default_docs=100,
     min_length=1,
     draw_doc=make_passkey_doc,
-    score_one_reading=against_target(score_generation),  # the phone book's: the number the answer starts with
-    score_authors_rule=no_authors_rule,
-    stop_sequences=("\n",),
-    our_reading_settled=against_target(number_settled),
-    authors_settled=lambda generation, doc: True,  # no authors' rule: nothing of theirs to wait for
+    **NUMBER_ANSWER_WITHOUT_AUTHORS_RULE,
     scoring_group="passkey",
-    authors_metrics=(),
     task_version="1.0",
     field_notes=(("query_depth", "where the key sentence sits among the filler's sentences: 0 before the first, "
                                  "1 after the last, for accuracy by depth"),
