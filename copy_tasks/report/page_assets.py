@@ -151,7 +151,7 @@ h2 { font-size: 1.15em; margin: 1.6em 0 0.5em; }
 .legend dd { margin: 0; }
 .scroll { overflow-x: auto; }
 table { border-collapse: collapse; font-size: 12px; font-variant-numeric: tabular-nums; }
-th, td { border: 1px solid #d4d4d4; padding: 0.2em 0.25em; }
+th, td { border: 1px solid #d4d4d4; padding: 0.2em 0.15em; }
 thead th { background: #f2f2f2; vertical-align: bottom; }
 thead th.family { background: #e4e9f2; }
 th.generation-authors_exact_match { background: #f7ecd9; }
@@ -173,7 +173,7 @@ th[aria-sort="descending"] button::after { content: " \\25BC"; }
 td.number { text-align: right; white-space: nowrap; }
 td.start, th.start { border-left: 2px solid #8a8a8a; }
 td.blank { color: #999; text-align: center; }
-.lengths, .note { display: block; font-size: 10.5px; color: #555; }
+.lengths, .note { display: block; font-size: 10px; color: #555; }
 .note { color: #8a3b00; white-space: normal; min-width: 6em; }
 tbody td:first-child, thead tr:first-child th:first-child { position: sticky; left: 0; z-index: 1; background: #fff; }
 tbody tr:nth-child(even) { background: #fafafa; }
