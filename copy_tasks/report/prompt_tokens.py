@@ -1,10 +1,12 @@
 """The summary's prompt-token tables: each length in the model's own tokens, where the runs
-counted them (rows `prompt_tokens_mean` and `prompt_tokens_max`)."""
+counted them (rows `prompt_tokens_mean` and `prompt_tokens_max`); not the reference models',
+whose counts are of what they keep (`ngram_copier`: bytes), not tokens of a tokenizer."""
 
 from __future__ import annotations
 
 from collections import defaultdict
 
+from copy_tasks.harness.model_info import REFERENCE_MODELS
 from copy_tasks.probes.families import FAMILIES
 from copy_tasks.probes.family import GENERATION
 from copy_tasks.report.markdown import markdown_text
@@ -14,7 +16,8 @@ from copy_tasks.report.series import series
 
 def prompt_tokens(rows: list[dict], family: str) -> dict[str, dict[int, tuple[float, float | None]]]:
     """series -> length -> (mean, max) of a family's generation prompts in the backend's own
-    tokens, where the runs recorded them (`prompt_tokens_mean`, `prompt_tokens_max`).
+    tokens, where the runs recorded them (`prompt_tokens_mean`, `prompt_tokens_max`), but a
+    reference model's (its backend in `REFERENCE_MODELS`).
 
     >>> rows = [{"name": "m", "flags": "", "family": "random_copy", "variant": "generation", "length": "10",
     ...          "metric": metric, "value": value} for metric, value in (("prompt_tokens_mean", "31.5"),
@@ -24,8 +27,8 @@ def prompt_tokens(rows: list[dict], family: str) -> dict[str, dict[int, tuple[fl
     """
     found: dict[str, dict[int, dict[str, float]]] = defaultdict(lambda: defaultdict(dict))
     for row in rows:
-        if (row["family"], row["variant"]) == (family, GENERATION) and row["metric"] in ("prompt_tokens_mean",
-                                                                                          "prompt_tokens_max"):
+        if (row["family"], row["variant"]) == (family, GENERATION) and row.get("backend") not in REFERENCE_MODELS \
+                and row["metric"] in ("prompt_tokens_mean", "prompt_tokens_max"):
             value, length = cell_number(row["value"]), cell_length(row["length"])
             if value is not None and length is not None:
                 found[series(row)][length][row["metric"]] = value

@@ -12,3 +12,6 @@ def test_each_length_in_the_models_own_tokens():
                                           ("20", "prompt_tokens_mean", "60"))]
     assert prompt_tokens_markdown(rows)[-3:] == ["| model | 10 | 20 |", "|---|---:|---:|", "| m | 32 (40) | 60 |"]
     assert prompt_tokens_markdown([]) == []
+    # the n-gram copier counts its prompts in bytes, what it keeps: not a tokenizer's tokens, not tabled
+    copier = [{**row, "name": "ngram_copier", "backend": "ngram_copier", "value": "99"} for row in rows]
+    assert prompt_tokens_markdown(rows + copier) == prompt_tokens_markdown(rows)
