@@ -1,14 +1,15 @@
 """The memory of trained models whose published runs were scored before memory was measured
 (issue 53): each model is built again from its recipe, freshly initialised, and its cache
 measured (`architectures.memory`) as a run measures it; what a model keeps of a prompt follows
-from its shape and the width its numbers are kept in, not from its weights. Written into the
-runs' results, in each task's metadata, where nothing was recorded, with where it came from.
+from its shape and the width its numbers are kept in, not from its weights. Written into copies
+of the runs' results (in a folder of new files: the results read are never changed), in each
+task's metadata where nothing was recorded, with where it came from.
 
 A model is found by its label (`train_evaluation.model_label`), and its rebuilt parameter count
 must equal the one its run recorded (the recipe named is the one it was trained by); anything
 else is left as it is and said.
 
-    python -m copy_tasks.experiments.memory_afterwards leaderboard/results/trained --recipe full
+    python -m copy_tasks.experiments.memory_afterwards leaderboard/results/trained --recipe full --out filled/
 
     >>> parse_label("trained-lookup_prefix-transformer-hard-alibi-s1")
     Job(architecture='transformer-hard-alibi', task='lookup_prefix', seed=1, width=None)
@@ -59,21 +60,22 @@ def has_memory(metadata: dict | None) -> bool:
     return metadata.get(Recorded.STATE_BITS) is not None or metadata.get(Recorded.STATE_BITS_PER_TOKEN) is not None
 
 
-def fill_results(path: Path, memory, architecture_label: str | None, source: str) -> list[str]:
-    """Write `memory` into every task of a results file whose run recorded none; the tasks
-    written. A results file behind a symbolic link is refused (ValueError)."""
+def fill_results(path: Path, memory, architecture_label: str | None, source: str, out: Path) -> list[str]:
+    """A copy of a results file in the folder `out` with `memory` in every task whose run recorded
+    none (`report.results.add_to_task_metadata`); the tasks given it."""
     def additions(task: str, metadata: dict) -> dict | None:
         if has_memory(metadata):
             return None
         return {Recorded.STATE_BITS: memory.state_bits, Recorded.STATE_BITS_PER_TOKEN: memory.bits_per_token,
                 SOURCE: source, Recorded.ARCHITECTURE: architecture_label}
 
-    return add_to_task_metadata(path, additions)
+    return add_to_task_metadata(path, additions, out)
 
 
-def fill_folder(folder: Path, recipe_name: str) -> list[str]:
+def fill_folder(folder: Path, recipe_name: str, out: Path) -> list[str]:
     """Every final model's results under `folder` (in a folder named by its label) that recorded no
-    memory get their rebuilt model's; one line said for each results file."""
+    memory, copied under `out` (the same relative path) with their rebuilt model's; one line said
+    for each results file."""
     from copy_tasks.experiments.architectures import memory, parameters
     from copy_tasks.harness.state_size import architecture_label
 
@@ -81,9 +83,6 @@ def fill_folder(folder: Path, recipe_name: str) -> list[str]:
     for path in find_result_files([folder])[0]:
         label = path.parent.name
         job = parse_label(label)
-        if path.is_symlink():
-            said.append(f"{path} is a symbolic link; memory is written only into a results file itself; left as it is")
-            continue
         if job is None or job.task not in recipe.phases:
             said.append(f"{path}: {label} is no final model of recipe {recipe_name}; left as it is")
             continue
@@ -106,8 +105,9 @@ def fill_folder(folder: Path, recipe_name: str) -> list[str]:
         label_text = architecture_label(kept, some.get(Recorded.MODEL_TYPE), some.get(Recorded.POSITIONS))
         source = (f"afterwards: recipe {recipe_name}'s {job.architecture} built again (untrained, {count:,} "
                   "parameters) and its cache measured")
-        written = fill_results(path, kept, label_text, source)
-        said.append(f"{path}: {len(written)} tasks given {kept.state_bits:,} bits fixed and "
+        copy = out / path.parent.relative_to(folder)
+        written = fill_results(path, kept, label_text, source, copy)
+        said.append(f"{copy / path.name}: {len(written)} tasks given {kept.state_bits:,} bits fixed and "
                     f"{kept.bits_per_token:,} a token")
     return said
 
@@ -117,11 +117,15 @@ def main(argv: list[str] | None = None) -> int:
                                      description=__doc__.split("\n\n")[0])
     parser.add_argument("folder", type=Path, help="a folder of trained models' results (leaderboard/results/trained)")
     parser.add_argument("--recipe", choices=sorted(RECIPES), required=True, help="the recipe that trained them")
+    parser.add_argument("--out", type=Path, required=True, help="the folder the copies given memory are written to")
     arguments = parser.parse_args(argv)
     if not arguments.folder.is_dir():
         parser.error(f"{arguments.folder} is not a folder")
-    for line in fill_folder(arguments.folder, arguments.recipe):
-        print(line)
+    try:
+        said = fill_folder(arguments.folder, arguments.recipe, arguments.out)
+    except FileExistsError as error:
+        parser.exit(1, f"{parser.prog}: {error}\n")
+    print("\n".join(said))
     return 0
 
 

@@ -3,15 +3,17 @@ grows is placed on the memory axis by its bits a token times its prompts' tokens
 prompts, as its logged samples hold them (chat template and all), or where none were logged its
 docs drawn again (a plain prompt is the doc's; their fingerprint checked), counted in the model's own
 tokens the way a run counts them (`harness.backend_limits`: lm-eval's `hf` with the model loaded,
-or `ngram_copier`'s bytes), and written into the results where nothing was recorded, with where
-they came from; the model's memory too (`harness.state_size.memory_of`), where none was.
+or `ngram_copier`'s bytes), and written where nothing was recorded, with where they came from,
+into copies of the results (new files in a folder of its own: the results read are never
+changed); the model's memory too (`harness.state_size.memory_of`), where none was.
 
 The model loaded must be the one the run scored: its parameter count must equal the one the run
 recorded (none, for `ngram_copier`); the results of another model are left as they are, said.
 
     python -m copy_tasks.experiments.prompt_tokens_afterwards leaderboard/results/gemma-3-270m \\
-        --pretrained ~/.cache/copy_tasks/models/gemma-3-270m
-    python -m copy_tasks.experiments.prompt_tokens_afterwards leaderboard/results/ngram_copier --model ngram_copier
+        --pretrained ~/.cache/copy_tasks/models/gemma-3-270m --out filled/
+    python -m copy_tasks.experiments.prompt_tokens_afterwards leaderboard/results/ngram_copier --model ngram_copier \\
+        --out filled/
 
     >>> samples = [{"doc_id": 0, "arguments": {"gen_args_0": {"arg_0": "a b c", "arg_1": {}}}},
     ...            {"doc_id": 1, "arguments": {"gen_args_0": {"arg_0": "a b", "arg_1": " c"},
@@ -70,10 +72,11 @@ def drawn_prompts(task: str, results: dict, path: Path) -> list[list[str]] | Non
             for index in indices]
 
 
-def fill_results(path: Path, count: Callable[[str], int], source: str, memory=None) -> list[str]:
+def fill_results(path: Path, count: Callable[[str], int], source: str, out: Path, memory=None) -> list[str]:
     """Prompt tokens for every task of a results file whose run recorded none, from the samples
     logged beside it or else its docs drawn again (`drawn_prompts`), and `memory` (a `Memory`)
-    where none was recorded; the tasks written."""
+    where none was recorded, in a copy written to the folder `out` with its samples
+    (`report.results.add_to_task_metadata`); the tasks given something."""
     samples, results = samples_beside(path), read_results(path)
 
     def additions(task: str, metadata: dict) -> dict:
@@ -91,26 +94,26 @@ def fill_results(path: Path, count: Callable[[str], int], source: str, memory=No
                       Recorded.MEMORY_MEASURED: "afterwards: from the model loaded to count the prompts"}
         return added
 
-    return add_to_task_metadata(path, additions)
+    return add_to_task_metadata(path, additions, out)
 
 
-def fill_folder(folder: Path, lm, parameters: int | None, source: str) -> list[str]:
-    """Every results file under `folder` of a run of the model `lm` (`parameters` of them)."""
+def fill_folder(folder: Path, lm, parameters: int | None, source: str, out: Path) -> list[str]:
+    """Every results file under `folder` of a run of the model `lm` (`parameters` of them), copied
+    under `out` (the same relative path) where it is given something."""
     from copy_tasks.harness.backend_limits import backend_limits
     from copy_tasks.harness.state_size import memory_of
 
     limits, memory, said = backend_limits(lm), memory_of(lm), []
     for path in find_result_files([folder])[0]:
-        if path.is_symlink():
-            said.append(f"{path} is a symbolic link; left as it is")
-            continue
         recorded = read_results(path).get("config", {}).get("model_num_parameters")
         if recorded != parameters:
             said.append(f"{path}: its run recorded {recorded} parameters, the model loaded has {parameters}; "
                         "left as it is")
             continue
-        written = fill_results(path, limits.tokens, source, memory)
-        said.append(f"{path}: prompt tokens or memory written for {len(written)} tasks")
+        copy = out / path.parent.relative_to(folder)
+        written = fill_results(path, limits.tokens, source, copy, memory)
+        said.append(f"{copy / path.name}: prompt tokens or memory written for {len(written)} tasks" if written
+                    else f"{path}: nothing to add")
     return said
 
 
@@ -120,6 +123,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("folder", type=Path, help="a folder of one model's results and logged samples")
     parser.add_argument("--model", choices=("hf", "ngram_copier"), default="hf", help="the backend the runs scored")
     parser.add_argument("--pretrained", help="the model the runs scored (lm-eval's hf pretrained=; hf only)")
+    parser.add_argument("--out", type=Path, required=True, help="the folder the copies are written to")
     arguments = parser.parse_args(argv)
     if not arguments.folder.is_dir():
         parser.error(f"{arguments.folder} is not a folder")
@@ -137,8 +141,11 @@ def main(argv: list[str] | None = None) -> int:
         parameters = sum(parameter.numel() for parameter in lm.model.parameters())
         source = (f"afterwards: the logged prompts counted with {Path(arguments.pretrained).name}'s tokenizer "
                   "under lm-eval's hf")
-    for line in fill_folder(arguments.folder, lm, parameters, source):
-        print(line)
+    try:
+        said = fill_folder(arguments.folder, lm, parameters, source, arguments.out)
+    except FileExistsError as error:
+        parser.exit(1, f"{parser.prog}: {error}\n")
+    print("\n".join(said))
     return 0
 
 

@@ -15,9 +15,8 @@ from __future__ import annotations
 
 import glob
 import json
-import os
 import re
-import tempfile
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -147,22 +146,23 @@ def metric_scores(folder: Path, metric: str = "exact_match") -> dict[str, float 
             for task, values in data["results"].items()}
 
 
-def add_to_task_metadata(path: Path, additions) -> list[str]:
-    """Add what `additions(task, metadata)` returns (a dict, or None: nothing) to each task's
-    recorded metadata in a results file we wrote, never over a value it holds (only where absent or
-    null); the tasks given something. Written whole or not at all; a file behind a symbolic link
-    is refused (ValueError).
+def add_to_task_metadata(path: Path, additions, out: Path) -> list[str]:
+    """A copy of a results file, and of the samples logged beside it, in the folder `out`, with
+    what `additions(task, metadata)` returns (a dict, or None: nothing) added to each task's
+    recorded metadata, never over a value it holds (only where absent or null); the tasks given
+    something. Nothing is written when no task is; only new files are written (a name that
+    exists in `out`, or a link there, is refused: FileExistsError), never the file read.
 
     >>> import tempfile
-    >>> path = Path(tempfile.mkdtemp()) / "results_2026-12-05T01-04-01.json"
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> path = folder / "run" / "results_2026-12-05T01-04-01.json"
+    >>> path.parent.mkdir()
     >>> _ = path.write_text(json.dumps({"configs": {"t": {"metadata": {"a": 1}}}}))
-    >>> add_to_task_metadata(path, lambda task, metadata: {"a": 2, "b": 3})
+    >>> add_to_task_metadata(path, lambda task, metadata: {"a": 2, "b": 3}, folder / "out")
     ['t']
-    >>> json.loads(path.read_text())["configs"]["t"]["metadata"]
-    {'a': 1, 'b': 3}
+    >>> [json.loads(p.read_text())["configs"]["t"]["metadata"] for p in (folder / "out" / path.name, path)]
+    [{'a': 1, 'b': 3}, {'a': 1}]
     """
-    if path.is_symlink():
-        raise ValueError(f"{path} is a symbolic link; results are changed only in a file itself")
     data = json.loads(path.read_text(encoding="utf-8"))
     given = []
     for task, config in sorted(data.get("configs", {}).items()):
@@ -172,11 +172,16 @@ def add_to_task_metadata(path: Path, additions) -> list[str]:
         if new:
             config["metadata"] = {**metadata, **new}
             given.append(task)
-    if given:
-        with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=path.parent, delete=False,
-                                         suffix=".tmp") as handle:
-            handle.write(json.dumps(data, indent=2, ensure_ascii=False))
-        os.replace(handle.name, path)
+    if not given:
+        return given
+    copies = {out / samples.name: samples for samples in samples_beside(path).values()}
+    taken = [str(target) for target in [out / path.name, *copies] if target.exists() or target.is_symlink()]
+    if taken:
+        raise FileExistsError(f"{', '.join(taken)} exist already; only new files are written")
+    out.mkdir(parents=True, exist_ok=True)
+    for target, samples in copies.items():
+        shutil.copyfile(samples, target)
+    (out / path.name).write_text(json.dumps(data, indent=2, ensure_ascii=False), encoding="utf-8")
     return given
 
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from copy_tasks.experiments.memory_afterwards import SOURCE, fill_folder, fill_results, main
+from copy_tasks.experiments.memory_afterwards import SOURCE, fill_folder, main
 from copy_tasks.experiments.recipes import RECIPES
 from copy_tasks.harness.lm_eval_internals import results_key
 from copy_tasks.probes.options import Recorded
@@ -48,13 +48,17 @@ def test_the_recipes_model_gets_its_measured_memory_and_lands_on_the_memory_axis
 
     label = "trained-copy-transformer-nope-s0"
     assert parameters(rebuilt(parse_label(label), QUICK)) == NOPE_PARAMETERS
-    path = results_file(tmp_path, label, NOPE_PARAMETERS)
+    path = results_file(tmp_path / "board", label, NOPE_PARAMETERS)
+    before = path.read_text()
     rows, _ = rows_from_file(path)
     assert not memory_points(format_rows(rows))
 
-    said = fill_folder(tmp_path, "quick")
+    said = fill_folder(tmp_path / "board", "quick", tmp_path / "filled")
 
-    assert said == [f"{path}: 1 tasks given 0 bits fixed and {PER_TOKEN:,} a token"]
+    copy = tmp_path / "filled" / path.relative_to(tmp_path / "board")
+    assert said == [f"{copy}: 1 tasks given 0 bits fixed and {PER_TOKEN:,} a token"]
+    assert path.read_text() == before  # the results read are never changed
+    path = copy
     metadata = metadata_of(path)
     assert (metadata[Recorded.STATE_BITS], metadata[Recorded.STATE_BITS_PER_TOKEN]) == (0, PER_TOKEN)
     assert metadata[Recorded.ARCHITECTURE] == "transformer (NoPE)"
@@ -71,32 +75,29 @@ def test_what_a_run_recorded_and_what_the_recipe_does_not_build_are_left_as_they
     reference = results_file(tmp_path, "ngram_copier(n=5)", None)
     before = {path: path.read_text() for path in (recorded, other_recipe, reference)}
 
-    said = fill_folder(tmp_path, "quick")
+    said = fill_folder(tmp_path, "quick", tmp_path / "filled")
 
-    assert {path: path.read_text() for path in before} == before
+    assert {path: path.read_text() for path in before} == before and not (tmp_path / "filled").exists()
     assert f"{recorded}: memory recorded already" in said
     assert f"{other_recipe}: its run recorded 3223552 parameters, recipe quick builds {NOPE_PARAMETERS}; " \
            "left as it is" in said
     assert f"{reference}: ngram_copier(n=5) is no final model of recipe quick; left as it is" in said
 
 
-def test_a_results_file_behind_a_link_is_refused(tmp_path):
-    real = results_file(tmp_path / "elsewhere", "trained-copy-transformer-nope-s0", NOPE_PARAMETERS)
-    linked = tmp_path / "board" / "trained-copy-transformer-nope-s0" / "trained-copy-transformer-nope-s0"
-    linked.mkdir(parents=True)
-    (linked / real.name).symlink_to(real)
-    before = real.read_text()
-    said = fill_folder(tmp_path / "board", "quick")
-    assert said == [f"{linked / real.name} is a symbolic link; memory is written only into a results file itself; "
-                    "left as it is"]
-    assert real.read_text() == before
-    with pytest.raises(ValueError, match="symbolic link"):
-        fill_results(linked / real.name, None, None, "")
-    assert real.read_text() == before
+def test_only_new_files_are_written_and_a_link_in_the_way_is_refused(tmp_path):
+    path = results_file(tmp_path / "board", "trained-copy-transformer-nope-s0", NOPE_PARAMETERS)
+    copy = tmp_path / "filled" / path.relative_to(tmp_path / "board")
+    copy.parent.mkdir(parents=True)
+    elsewhere = tmp_path / "someone_elses.json"
+    elsewhere.write_text("theirs")
+    copy.symlink_to(elsewhere)
+    with pytest.raises(FileExistsError, match="exist already; only new files are written"):
+        fill_folder(tmp_path / "board", "quick", tmp_path / "filled")
+    assert elsewhere.read_text() == "theirs"
 
 
 def test_a_folder_that_is_not_one_is_refused_in_one_line(tmp_path, capsys):
     with pytest.raises(SystemExit) as stopped:
-        main([str(tmp_path / "missing"), "--recipe", "quick"])
+        main([str(tmp_path / "missing"), "--recipe", "quick", "--out", str(tmp_path / "filled")])
     assert stopped.value.code == 2
     assert "missing is not a folder" in capsys.readouterr().err

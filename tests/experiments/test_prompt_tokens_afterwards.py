@@ -35,24 +35,32 @@ def written_run(folder: Path, output: dict, removed=COUNTS) -> Path:
     return path
 
 
+def copy_of(path: Path, run: Path, out: Path) -> Path:
+    return out / path.relative_to(run)
+
+
 def test_counts_from_the_samples_equal_the_runs_own(stopping_neox, tmp_path):
     lm = HFLM(pretrained=str(stopping_neox), device="cpu", batch_size=1)
     output = evaluate(lm, TASKS)
     recorded = {task: tuple(output["configs"][task]["metadata"][key] for key in COUNTS) for task in TASKS}
     assert all(mean > 0 for mean, _ in recorded.values())
     path = written_run(tmp_path / "run", output)
+    before = path.read_text()
     parameters = output["config"]["model_num_parameters"]
 
-    said = fill_folder(tmp_path / "run", lm, parameters, "afterwards: test")
+    said = fill_folder(tmp_path / "run", lm, parameters, "afterwards: test", tmp_path / "filled")
 
-    assert said == [f"{path}: prompt tokens or memory written for 2 tasks"]
-    configs = json.loads(path.read_text())["configs"]
+    copy = copy_of(path, tmp_path / "run", tmp_path / "filled")
+    assert said == [f"{copy}: prompt tokens or memory written for 2 tasks"]
+    assert path.read_text() == before  # the results read are never changed; their samples come along
+    assert sorted(item.name for item in copy.parent.iterdir()) == sorted(item.name for item in path.parent.iterdir())
+    configs = json.loads(copy.read_text())["configs"]
     assert {task: tuple(configs[task]["metadata"][key] for key in COUNTS) for task in TASKS} == recorded
     assert configs["mqar_tf_8"]["metadata"][SOURCE] == "afterwards: test"
-    again = fill_folder(tmp_path / "run", lm, parameters, "again")
-    assert again == [f"{path}: prompt tokens or memory written for 0 tasks"]
+    again = fill_folder(tmp_path / "filled", lm, parameters, "again", tmp_path / "again")
+    assert again == [f"{copy}: nothing to add"] and not (tmp_path / "again").exists()
 
-    other = fill_folder(tmp_path / "run", lm, parameters + 1, "another model")
+    other = fill_folder(tmp_path / "run", lm, parameters + 1, "another model", tmp_path / "other")
     assert other == [f"{path}: its run recorded {parameters} parameters, the model loaded has {parameters + 1}; "
                      "left as it is"]
 
@@ -74,13 +82,14 @@ def test_the_ngram_copier_counts_bytes_and_keeps_8_bits_of_each(tmp_path):
     unlogged.mkdir()
     (unlogged / path.name).write_text(path.read_text())
 
-    said = fill_folder(tmp_path / "run", lm, None, "afterwards: bytes")
-    drawn = fill_folder(unlogged, lm, None, "afterwards: bytes")
+    said = fill_folder(tmp_path / "run", lm, None, "afterwards: bytes", tmp_path / "filled")
+    drawn = fill_folder(unlogged, lm, None, "afterwards: bytes", tmp_path / "drawn")
 
-    assert said == [f"{path}: prompt tokens or memory written for 2 tasks"]
-    assert drawn == [f"{unlogged / path.name}: prompt tokens or memory written for 2 tasks"]
-    for written in (path, unlogged / path.name):
+    copies = (copy_of(path, tmp_path / "run", tmp_path / "filled"), tmp_path / "drawn" / path.name)
+    assert said == [f"{copies[0]}: prompt tokens or memory written for 2 tasks"]
+    assert drawn == [f"{copies[1]}: prompt tokens or memory written for 2 tasks"]
+    for written in copies:
         configs = json.loads(written.read_text())["configs"]
         assert {task: tuple(configs[task]["metadata"][key] for key in COUNTS + MEMORY) for task in TASKS} == recorded
-    assert json.loads((unlogged / path.name).read_text())["configs"]["mqar_tf_8"]["metadata"][SOURCE] == \
+    assert json.loads(copies[1].read_text())["configs"]["mqar_tf_8"]["metadata"][SOURCE] == \
         "afterwards: bytes, of the docs drawn again (no samples logged)"
