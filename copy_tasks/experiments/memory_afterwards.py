@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from copy_tasks.experiments.recipes import ARCHITECTURES, RECIPES, Recipe
@@ -112,6 +113,17 @@ def fill_folder(folder: Path, recipe_name: str, out: Path) -> list[str]:
     return said
 
 
+def print_filled(parser: argparse.ArgumentParser, fill: Callable[[], list[str]]) -> int:
+    """Run a tool's `fill` and print what it said; a copy it may not write (a name in the way in
+    --out) ends the command in one line (exit 1)."""
+    try:
+        said = fill()
+    except FileExistsError as error:
+        parser.exit(1, f"{parser.prog}: {error}\n")
+    print("\n".join(said))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m copy_tasks.experiments.memory_afterwards",
                                      description=__doc__.split("\n\n")[0])
@@ -121,12 +133,7 @@ def main(argv: list[str] | None = None) -> int:
     arguments = parser.parse_args(argv)
     if not arguments.folder.is_dir():
         parser.error(f"{arguments.folder} is not a folder")
-    try:
-        said = fill_folder(arguments.folder, arguments.recipe, arguments.out)
-    except FileExistsError as error:
-        parser.exit(1, f"{parser.prog}: {error}\n")
-    print("\n".join(said))
-    return 0
+    return print_filled(parser, lambda: fill_folder(arguments.folder, arguments.recipe, arguments.out))
 
 
 if __name__ == "__main__":

@@ -29,7 +29,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from copy_tasks.experiments.memory_afterwards import has_memory
+from copy_tasks.experiments.memory_afterwards import has_memory, print_filled
 from copy_tasks.probes.options import Recorded
 from copy_tasks.report.results import (
     add_to_task_metadata,
@@ -141,12 +141,7 @@ def main(argv: list[str] | None = None) -> int:
         parameters = sum(parameter.numel() for parameter in lm.model.parameters())
         source = (f"afterwards: the logged prompts counted with {Path(arguments.pretrained).name}'s tokenizer "
                   "under lm-eval's hf")
-    try:
-        said = fill_folder(arguments.folder, lm, parameters, source, arguments.out)
-    except FileExistsError as error:
-        parser.exit(1, f"{parser.prog}: {error}\n")
-    print("\n".join(said))
-    return 0
+    return print_filled(parser, lambda: fill_folder(arguments.folder, lm, parameters, source, arguments.out))
 
 
 if __name__ == "__main__":
