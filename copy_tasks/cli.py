@@ -56,7 +56,7 @@ def run_lm_eval(lm_eval_args: list[str]) -> None:
     register_backends()  # hf_fast, the reference models and the conformance battery's model
 
     try:
-        lm_eval_internals.run_command_line(cli_evaluate, lm_eval_args)
+        lm_eval_internals.run_command_line(cli_evaluate, lm_eval_internals.metadata_as_json(lm_eval_args))
     except ValueError as error:
         if not lm_eval_internals.is_bad_json_argument(error):  # lm-eval's parser of --model_args, --metadata, ...
             raise

@@ -25,6 +25,7 @@ from copy_tasks.harness.lm_eval_internals import (
     metric_of_key,
     results_key,
     results_table,
+    with_plain_task_names,
 )
 
 log = logging.getLogger("copy_tasks")
@@ -80,6 +81,8 @@ def complete_results(results: dict | None, tasks: Iterable) -> dict | None:
     """Settle lm-eval's `results` (None on ranks other than 0) for our `tasks` (`CopyTask`s)."""
     if results is None:
         return None
+    tasks = list(tasks)
+    with_plain_task_names(results, {task.config.task for task in tasks})
     cut = set()
     for task in tasks:
         fill_missing_metrics(results, task.config.task, task.metric_names())

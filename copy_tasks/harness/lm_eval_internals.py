@@ -54,8 +54,10 @@ The internals read, not patched:
   cache as `hf` puts them there (`cache_answer`).
 - `lm_eval.api.model.CachingLM.lm` (`--use_cache` wraps the model) and vLLM's `_config`.
 - `Task.download` logs, for every task whose dataset is a function (ours are), a hint about
-  RULER's `--metadata` (`max_seq_lengths`) on the logger `lm_eval.api.task`; it is wrong for
-  our tasks and is dropped for them alone (`without_custom_dataset_hint`).
+  RULER's `--metadata` (`max_seq_lengths`) on its module's logger (`task_logger`); it is wrong
+  for our tasks and is dropped for them alone (`without_custom_dataset_hint`).
+- `ConfigurableTask`: on 0.5 the base `Task`, which leaves `construct_requests` to one subclass
+  per output type (`Task._registry`; `task_class_for`), returning a list (`only_request`).
 - `lm_eval.evaluator.get_git_commit_hash` runs `git describe` with git's stderr on the console
   (`fatal: not a git repository` outside a checkout); `git_hash_quietly` asks git quietly first.
 - the local `lm` of `lm_eval.evaluator.evaluate`, read from the call stack when our tasks
@@ -64,7 +66,8 @@ The internals read, not patched:
   (`results_key`, `parse_results_key`).
 - lm-eval's command line, `lm_eval.__main__.cli_evaluate` reading `sys.argv`, and the message
   of its `_cli` package's parser of JSON arguments (`--model_args`, `--metadata`, ...):
-  `command_line`, `run_command_line`, `is_bad_json_argument`.
+  `command_line`, `run_command_line`, `is_bad_json_argument`; 0.5's parser takes `--metadata`
+  as JSON alone (`metadata_as_json`).
 - `lm_eval.models.huggingface` (`HF_BACKEND_MODULE`), imported when the `hf` backend loads: the
   start-up hook registers our model types then.
 
@@ -109,7 +112,6 @@ PATCH_TARGETS = {
 }
 TORCH = "torch"
 TORCH_AVAILABLE = ("lm_eval.utils", "is_torch_available")  # what add_env_info asks before torch's report
-TASK_LOGGER = "lm_eval.api.task"
 _PATCHED = "_copy_tasks_patched"
 
 
@@ -185,12 +187,20 @@ class _HintFilter:
         return not str(record.getMessage()).startswith(self.prefix)
 
 
+def task_logger():
+    """The logger of the module that defines lm-eval's `Task.download` (0.4: `lm_eval.api.task`,
+    0.5: `lm_eval.api.task._task`)."""
+    import logging
+
+    from lm_eval.api.task import ConfigurableTask
+
+    return logging.getLogger(ConfigurableTask.download.__module__)
+
+
 def without_custom_dataset_hint(task: str, download):
     """`download()` (a task's `Task.download`) with lm-eval's RULER hint for `task` dropped; its
     other messages, and the hint for every other task, still go out."""
-    import logging
-
-    logger, hint = logging.getLogger(TASK_LOGGER), _HintFilter(task)
+    logger, hint = task_logger(), _HintFilter(task)
     logger.addFilter(hint)
     try:
         return download()
@@ -298,6 +308,15 @@ def missing_task_names(error: Exception) -> list[str] | None:
     prefix = "Tasks not found: "
     text = str(error)
     return [name.strip() for name in text[len(prefix):].split(",")] if text.startswith(prefix) else None
+
+
+def unindexed_task_names(config, manager) -> list[str]:
+    """The names among a run's tasks, as `EvaluatorConfig.process_tasks` left them, that its task
+    manager's index lacks: 0.4 refuses those in `process_tasks` ("Tasks not found"), 0.5 keeps
+    them and fails on them only when it loads the tasks, after the model (`task@preset`: 0.5's
+    preset of a task, read by its name)."""
+    known = set(manager.all_tasks)
+    return [name for name in config.tasks if isinstance(name, str) and name.split("@", 1)[0] not in known]
 
 
 def indexed_task_names(config) -> list[str]:
@@ -430,6 +449,33 @@ def group_subtasks(results: dict) -> dict[str, list[str]]:
     return results.get("group_subtasks") or {}
 
 
+# The tables of what `evaluate` returns that are keyed by task name.
+TASK_KEYED_TABLES = ("results", "configs", "versions", "n-shot", "higher_is_better", "n-samples", "samples",
+                     "task_hashes")
+GROUP_QUALIFIER = "::"
+
+
+def with_plain_task_names(results: dict, tasks: set[str]) -> None:
+    """Name our `tasks` in what `evaluate` returns as 0.4 does, so that results files, samples files
+    and the leaderboard read alike on both: 0.5 names a task of a group `group::task`. A name
+    another entry already holds is left qualified.
+
+    >>> results = {"results": {"g::a": 1, "b": 2}, "group_subtasks": {"g": ["g::a"]}}
+    >>> with_plain_task_names(results, {"a", "b"}); results
+    {'results': {'a': 1, 'b': 2}, 'group_subtasks': {'g': ['a']}}
+    """
+    def plain(name: str, taken) -> str:
+        short = name.rsplit(GROUP_QUALIFIER, 1)[-1]
+        return short if short != name and short in tasks and short not in taken else name
+
+    for table in TASK_KEYED_TABLES:
+        if isinstance(entries := results.get(table), dict):
+            results[table] = {plain(name, entries): value for name, value in entries.items()}
+    if isinstance(groups := results.get("group_subtasks"), dict):
+        results["group_subtasks"] = {group: [plain(name, groups) for name in members]
+                                     for group, members in groups.items()}
+
+
 def model_class(name: str):
     """The class lm-eval's model registry holds under `name`, or None."""
     from lm_eval.api.registry import get_model
@@ -515,6 +561,42 @@ def run_command_line(cli_evaluate, arguments: list[str]) -> None:
     cli_evaluate()
 
 
+def metadata_as_json(arguments: list[str]) -> list[str]:
+    """lm-eval command-line arguments with `--metadata key=value,...` given as JSON: 0.4 reads
+    both forms, 0.5 JSON alone. JSON stays as written; malformed JSON is lm-eval's "Invalid JSON"
+    error (`is_bad_json_argument`).
+
+    >>> metadata_as_json(["--tasks", "t", "--metadata", "copy_tasks_docs=5,copy_tasks_seed=x"])
+    ['--tasks', 't', '--metadata', '{"copy_tasks_docs": 5, "copy_tasks_seed": "x"}']
+    >>> metadata_as_json(["--metadata={}", "--metadata", "{'x': 1}"])
+    Traceback (most recent call last):
+    ValueError: Invalid JSON: {'x': 1}. Hint: Use double quotes for JSON strings.
+    """
+    import json
+
+    from lm_eval.utils import simple_parse_args_string
+
+    def as_json(value: str) -> str:
+        if value.lstrip().startswith("{"):
+            try:
+                json.loads(value)
+            except json.JSONDecodeError:
+                raise ValueError(f"Invalid JSON: {value}. Hint: Use double quotes for JSON strings.") from None
+            return value
+        return json.dumps(simple_parse_args_string(value))
+
+    converted, arguments = [], list(arguments)
+    while arguments:
+        argument = arguments.pop(0)
+        if argument == "--metadata" and arguments:
+            converted += [argument, as_json(arguments.pop(0))]
+        elif argument.startswith("--metadata="):
+            converted.append("--metadata=" + as_json(argument.split("=", 1)[1]))
+        else:
+            converted.append(argument)
+    return converted
+
+
 def is_bad_json_argument(error: Exception) -> bool:
     """Whether `error` is lm-eval's command line refusing an argument that is not JSON
     (`--model_args`, `--metadata`, ...): a user's mistake, told in one line.
@@ -532,14 +614,116 @@ def new_request(request_type: str, doc: dict, arguments: tuple, idx: int = 0, ta
     >>> new_request("loglikelihood", {}, ("ab:", " 1")).arguments
     ('ab:', ' 1')
     """
+    from lm_eval.api.instance import Instance
+
+    if _instance_takes_task_name():
+        return Instance(request_type=request_type, doc=doc, arguments=arguments, task_name=task_name, idx=idx,
+                        doc_id=0)
+    return Instance(request_type=request_type, doc=doc, arguments=arguments, idx=idx, metadata=(task_name, 0, 1))
+
+
+def _instance_takes_task_name() -> bool:
     import inspect
 
     from lm_eval.api.instance import Instance
 
-    if "task_name" in inspect.signature(Instance).parameters:
-        return Instance(request_type=request_type, doc=doc, arguments=arguments, task_name=task_name, idx=idx,
-                        doc_id=0)
-    return Instance(request_type=request_type, doc=doc, arguments=arguments, idx=idx, metadata=(task_name, 0, 1))
+    return "task_name" in inspect.signature(Instance).parameters
+
+
+def construct_requests_keywords(task_name: str, doc_id: int) -> dict:
+    """The keywords `Task.construct_requests` takes to place its requests in their task and doc:
+    0.4 the task's name and the doc id inside `metadata`, 0.5 `doc_id` alone (a keyword).
+
+    >>> list(construct_requests_keywords("t", 3)) in (["doc_id"], ["metadata"])
+    True
+    """
+    return {"doc_id": doc_id} if _instance_takes_task_name() else {"metadata": (task_name, doc_id, 1)}
+
+
+def _task_classes_by_output_type() -> dict:
+    """lm-eval 0.5's task class for each output type; none on 0.4."""
+    from lm_eval.api.task import Task
+
+    return getattr(Task, "_registry", None) or {}
+
+
+_TASK_CLASSES_BY_OUTPUT_TYPE: dict = {}
+
+
+def task_class_for(task_class, output_type):
+    """`task_class` (a subclass of lm-eval's `ConfigurableTask`) as lm-eval builds requests of
+    `output_type` with it: itself on lm-eval 0.4, whose `ConfigurableTask` builds every type; on
+    0.5, whose `ConfigurableTask` is the base `Task` that leaves requests to one subclass per output
+    type (`Task._registry`), a subclass of both (made once).
+
+    >>> from lm_eval.api.task import ConfigurableTask
+    >>> class Ours(ConfigurableTask): pass
+    >>> typed = task_class_for(Ours, "generate_until")
+    >>> issubclass(typed, Ours), typed is task_class_for(Ours, "generate_until")
+    (True, True)
+    """
+    by_output_type = _task_classes_by_output_type()
+    if output_type not in by_output_type or issubclass(task_class, by_output_type[output_type]):
+        return task_class
+    key = (task_class, output_type)
+    if key not in _TASK_CLASSES_BY_OUTPUT_TYPE:
+        _TASK_CLASSES_BY_OUTPUT_TYPE[key] = type(task_class.__name__, (task_class, by_output_type[output_type]),
+                                                 {"__module__": task_class.__module__})
+    return _TASK_CLASSES_BY_OUTPUT_TYPE[key]
+
+
+def only_request(built):
+    """The one request lm-eval's `construct_requests` built for a doc: 0.4 returns it, 0.5 a list of it.
+
+    >>> request = new_request("loglikelihood", {}, ("ab:", " 1"))
+    >>> only_request(request) is request, only_request([request]) is request
+    (True, True)
+    """
+    if isinstance(built, list):
+        if len(built) != 1:
+            raise ValueError(f"lm-eval built {len(built)} requests for a doc of ours; one was expected")
+        return built[0]
+    return built
+
+
+class _ScoredByTheTask:
+    """A metric named as ours that lm-eval 0.5 never computes; its results name it by `str`."""
+
+    def __init__(self, name: str):
+        self.__name__ = name
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError(f"copy-tasks: {self.__name__} is scored by the task's process_results, not by lm-eval")
+
+    def __str__(self) -> str:
+        return self.__name__
+
+
+def metrics_scored_by_the_task(metric_list: list[dict]) -> list[dict]:
+    """A task config's `metric_list` for a task whose `process_results` gives every metric's value
+    (ours): as it is on 0.4; on 0.5, which checks each name it knows against its own metric's output
+    type (`exact_match` is a generation metric there, refused on a teacher-forced task) and warns
+    about each it does not know, each name becomes a callable of that name that lm-eval never calls.
+
+    >>> [metric_name(entry) for entry in metrics_scored_by_the_task([{"metric": "exact_match"}])]
+    ['exact_match']
+    """
+    if not _task_classes_by_output_type():
+        return metric_list
+    return [{**entry, "metric": _ScoredByTheTask(entry["metric"])} if isinstance(entry["metric"], str) else entry
+            for entry in metric_list]
+
+
+def metric_name(entry: dict) -> str:
+    """The name of a `metric_list` entry's metric (`metrics_scored_by_the_task` may have made it a callable)."""
+    metric = entry["metric"]
+    return metric if isinstance(metric, str) else metric.__name__
+
+
+def task_index_of(manager) -> dict:
+    """A `TaskManager`'s index, name -> entry (`yaml_path` and the rest): public on 0.4
+    (`task_index`), private on 0.5 (`_task_index`)."""
+    return manager.task_index if hasattr(manager, "task_index") else manager._task_index
 
 
 def request_for_question(request, arguments: tuple, idx: int):

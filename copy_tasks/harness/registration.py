@@ -101,13 +101,14 @@ def patch_option_checks(config_module: Any) -> None:
                 config)
             check_or_exit(metadata or config_metadata or {}, tasks, model, batch_size, model_args, chat, limit)
             try:
-                return process_tasks(*args, **kwargs)
+                manager = process_tasks(*args, **kwargs)
             except ValueError as error:
-                missing = internals.missing_task_names(error)
-                if missing is None:
+                if (missing := internals.missing_task_names(error)) is None:
                     raise
-                exit_in_one_line_on_the_command_line(UserError(unknown_tasks(missing,
-                                                                             internals.indexed_task_names(config))))
+            else:
+                if not (missing := internals.unindexed_task_names(config, manager)):
+                    return manager
+            exit_in_one_line_on_the_command_line(UserError(unknown_tasks(missing, internals.indexed_task_names(config))))
 
         return checked
 

@@ -50,9 +50,13 @@ from copy_tasks.harness.batch_invariance import run_rows_apart
 from copy_tasks.harness.lm_eval_internals import (
     build_all_requests_arguments,
     built_requests,
+    metric_name,
+    metrics_scored_by_the_task,
     model_of_running_evaluate,
+    only_request,
     request_cache_keyed_on,
     request_for_question,
+    task_class_for,
     without_custom_dataset_hint,
     without_request_cache,
 )
@@ -140,8 +144,14 @@ class CopyTask(ConfigurableTask):
 
     chat = False  # whether lm-eval applies a chat template (set when it builds the requests)
 
+    def __new__(cls, config: dict | None = None, **kwargs):
+        # lm-eval 0.5 builds requests in one task class per output type: ours becomes a subclass of it.
+        return super().__new__(task_class_for(cls, (config or {}).get("output_type")))
+
     def __init__(self, config: dict | None = None, **kwargs) -> None:
         config = {key: value for key, value in (config or {}).items() if key != "class"}
+        if "metric_list" in config:
+            config["metric_list"] = metrics_scored_by_the_task(config["metric_list"])
         super().__init__(config=config, **kwargs)
         self.limits = NOT_BOUND
         self.register_row = None  # registers a generation's context and its row's rule (`answer_stops`)
@@ -174,7 +184,7 @@ class CopyTask(ConfigurableTask):
 
     def metric_names(self) -> list[str]:
         """The metrics this task reports (its YAML's metric_list)."""
-        return [entry["metric"] for entry in self.config.metric_list]
+        return [metric_name(entry) for entry in self.config.metric_list]
 
     def user_max_gen_toks(self) -> int:
         """The user's `--gen_kwargs max_gen_toks`, or 0 (our templates set none)."""
@@ -186,17 +196,28 @@ class CopyTask(ConfigurableTask):
             return family_named(doc["family"]).chat_form(doc).user
         return super().doc_to_text(doc, doc_to_text)
 
+    def doc_to_target(self, doc, doc_to_target=None):
+        """The doc's answer as its text (its field named by the YAML's `doc_to_target`): lm-eval 0.5
+        turns a target of digits into an int (a phone number's leading zeros gone, in the samples)."""
+        if doc_to_target is None and isinstance(field := self.config.doc_to_target, str) and field in doc:
+            return doc[field]
+        return super().doc_to_target(doc, doc_to_target)
+
     def doc_to_prefix(self, doc):
-        """The assistant's prefill under a chat template (the end of the prompt); none without."""
-        if self.chat:
-            return family_named(doc["family"]).chat_form(doc).prefill
-        return super().doc_to_prefix(doc)
+        """The assistant's prefill under a chat template (the end of the prompt); none without
+        (our templates set no `gen_prefix`)."""
+        return family_named(doc["family"]).chat_form(doc).prefill if self.chat else None
+
+    def fewshot_context(self, doc, *args, **kwargs):
+        """lm-eval's prompt with our prefill (`doc_to_prefix`) as its `gen_prefix`: 0.4 asks
+        `doc_to_prefix` for it, 0.5 reads the config's `gen_prefix` alone (none in ours)."""
+        return super().fewshot_context(doc, *args, **{**kwargs, "gen_prefix": self.doc_to_prefix(doc)})
 
     def construct_requests(self, doc: dict, ctx: str, **kwargs):
         """lm-eval's request, fitted; a doc of several questions (`Family.queries`) makes one
         request per question, whose context is lm-eval's with what the question's prompt adds
         to the doc's (under a chat template, in the assistant's turn after the prefill)."""
-        request = super().construct_requests(doc, ctx, **kwargs)
+        request = only_request(super().construct_requests(doc, ctx, **kwargs))
         requests = [request]
         if (family := family_named(doc["family"])).queries is not None:
             requests = [request_for_question(request, question_arguments(request.arguments, doc, question), i)

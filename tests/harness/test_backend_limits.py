@@ -166,8 +166,12 @@ def stub_vllm(monkeypatch):
     lora, lora_request, tokenizers = (types.ModuleType(name) for name in (
         "vllm.lora", "vllm.lora.request", "vllm.tokenizers"))
     lora_request.LoRARequest, tokenizers.get_tokenizer = object, None
+    # lm-eval 0.5's vLLM backend also imports ray (its data-parallel path) and vllm.utils' get_open_port
+    ray, utils = types.ModuleType("ray"), types.ModuleType("vllm.utils")
+    utils.get_open_port = None
     for name, module in (("vllm", stub), ("vllm.lora", lora), ("vllm.lora.request", lora_request),
-                         ("vllm.tokenizers", tokenizers)):
+                         ("vllm.tokenizers", tokenizers), ("vllm.utils", utils),
+                         *((("ray", ray),) if "ray" not in sys.modules else ())):
         monkeypatch.setitem(sys.modules, name, module)
     monkeypatch.delitem(sys.modules, "lm_eval.models.vllm_causallms", raising=False)
     installed = importlib.metadata.version

@@ -29,7 +29,7 @@ def test_every_entry_point_checks_options_before_loading_a_model(tmp_path, entry
 @pytest.mark.parametrize(
     ("metadata", "message"),
     [
-        ("copy_tasks_seed=x1", "copy_tasks_seed='x1' is not allowed"),
+        ('{"copy_tasks_seed": "x1"}', "copy_tasks_seed='x1' is not allowed"),
         ('{"copy_tasks_docs_count": 5}', "unknown option copy_tasks_docs_count=5"),
         ('{"copy_tasks_limit": 5}', "copy_tasks_limit=5 is not an option: it is recorded by copy-tasks in the results"),
         ('{"copy_tasks_docs": 1000000000}', "copy_tasks_docs=1000000000 is not allowed: the number of docs per "

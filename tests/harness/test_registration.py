@@ -53,7 +53,7 @@ def test_task_manager_api_includes_our_tasks_and_user_tasks(tmp_path):
     manager = copy_tasks.task_manager(include_path=str(tmp_path))
     assert {"phonebook_copy", "phonebook_copy_tf_1000", "copy_tasks_offline", "my_task"} <= set(
         manager.all_tasks)
-    index = manager.task_index
+    index = internals.task_index_of(manager)
     assert Path(index["phonebook_copy_20"].yaml_path).is_relative_to(task_config_dir())
 
 
