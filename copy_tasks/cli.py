@@ -47,7 +47,7 @@ def run_lm_eval(lm_eval_args: list[str]) -> None:
         cli_evaluate = lm_eval_internals.command_line()
     except ImportError as error:
         print(f"copy-tasks run: error: lm-eval cannot be imported ({error}); install it with "
-              "pip install 'lm-eval[hf]>=0.4.13,<0.5' (copy-tasks' README: Install)", file=sys.stderr)
+              "pip install 'lm-eval[hf]>=0.4.13,<0.6' (copy-tasks' README: Install)", file=sys.stderr)
         raise SystemExit(2) from None
     startup.install()
 

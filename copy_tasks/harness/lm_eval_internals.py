@@ -87,6 +87,9 @@ TRACKER_MODULE = "lm_eval.loggers.evaluation_tracker"
 HF_MODULE = "lm_eval.models.huggingface"  # patched when our tasks bind an `hf` model, not at import
 PATCHED_MODULES = (INDEX_MODULE, CONFIG_MODULE, EVALUATOR_MODULE, TRACKER_MODULE)
 HF_BACKEND_MODULE = "lm_eval.models.huggingface"
+# The entry-point group an lm-eval with model plugins loads backends from (upstream PR 4013, after
+# 0.5.0.dev1); pyproject.toml declares ours in it.
+MODEL_PLUGIN_GROUP = "lm_eval.models"
 # HFLM's trial of batch sizes, which `--batch_size auto` runs at the whole context (hf_fast sizes its own)
 HF_BATCH_SIZE_TRIAL = "_detect_batch_size"
 
@@ -335,6 +338,28 @@ def evaluator_config_fields(config):
     return (config.metadata, config.tasks, getattr(config, "model", None), getattr(config, "batch_size", None),
             getattr(config, "model_args", None) or {}, getattr(config, "apply_chat_template", False),
             getattr(config, "limit", None))
+
+
+def unsupported_on_this_lm_eval(config, environment) -> str | None:
+    """Why lm-eval itself cannot run what a run's `EvaluatorConfig` asks (in a process whose
+    environment is `environment`), or None. On the pre-release 0.5.0.dev1:
+    - `--samples` with `--log_samples`: it numbers the chosen docs by their own index, and its
+      `evaluator_utils._build_logged_samples` still reads them by position
+      (`doc_id_true = indices[doc_id] if indices else doc_id`): an IndexError after the run;
+    - several processes (`accelerate launch`): its rank 1 ends during the gather of the results
+      (seen in our data-parallel tests; cause not found), so the run fails at the end."""
+    import lm_eval
+
+    if not str(lm_eval.__version__).startswith("0.5.0.dev"):
+        return None
+    if getattr(config, "samples", None) and getattr(config, "log_samples", False):
+        return ("--samples with --log_samples fails in lm-eval 0.5.0.dev1 after the run (its _build_logged_samples "
+                "reads the chosen docs by position, 'doc_id_true = indices[doc_id]', while it numbers them by their own "
+                "index): leave out --log_samples, or use lm-eval 0.4.13")
+    if int(environment.get("WORLD_SIZE", "1") or 1) > 1:
+        return ("several processes (accelerate launch) fail under lm-eval 0.5.0.dev1 as it gathers the results; "
+                "run in one process, or with lm-eval 0.4.13")
+    return None
 
 
 def sanitized_model_name(tracker_module, name: str) -> str:

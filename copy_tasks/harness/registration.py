@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import os
 import sys
 from pathlib import Path
 from typing import Any, NoReturn
@@ -100,6 +101,8 @@ def patch_option_checks(config_module: Any) -> None:
             config_metadata, tasks, model, batch_size, model_args, chat, limit = internals.evaluator_config_fields(
                 config)
             check_or_exit(metadata or config_metadata or {}, tasks, model, batch_size, model_args, chat, limit)
+            if (unsupported := internals.unsupported_on_this_lm_eval(config, os.environ)) is not None:
+                exit_in_one_line_on_the_command_line(UserError(unsupported))
             try:
                 manager = process_tasks(*args, **kwargs)
             except ValueError as error:

@@ -180,9 +180,12 @@ def difference(stored: list[tuple[str, ...]], expected: list[tuple[str, ...]]) -
 
 
 def answers_of(sample: dict, number: int, task: str, path: Path | str) -> list[str]:
-    """The stored answer texts of a sample (`filtered_resps`: one per request of its doc), or
-    RescoreRefused naming it."""
+    """The stored answer texts of a sample (`filtered_resps`: one per request of its doc; lm-eval
+    0.5 logs each as a list of its one answer), or RescoreRefused naming it."""
     responses = sample.get("filtered_resps") if isinstance(sample, dict) else None
+    if isinstance(responses, list):
+        responses = [response[0] if isinstance(response, list) and len(response) == 1 else response
+                     for response in responses]
     if not (isinstance(responses, list) and responses and all(isinstance(text, str) for text in responses)):
         raise RescoreRefused(f"{path}: {task}: sample {number} has no answer text (filtered_resps must be a list "
                              "of strings); only samples lm-eval logged with --log_samples can be re-scored")

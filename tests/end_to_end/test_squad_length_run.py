@@ -10,6 +10,7 @@ from squad_fixture import write_squad_file
 
 from copy_tasks.harness.lm_eval_internals import results_key
 from copy_tasks.probes.families.squad_length.scoring import score_squad
+from copy_tasks.report.rescore import answers_of
 
 pytestmark = pytest.mark.slow  # every test here runs lm-eval or copy-tasks end to end
 
@@ -34,6 +35,6 @@ def test_squad_end_to_end_through_lm_eval_from_a_local_file(tiny_models, tmp_pat
     assert {results_key("exact_match"), results_key("logprob"), results_key("bits_per_char")} <= set(forced)
     assert len(samples["squad_length_100"]) == 3
     for sample in samples["squad_length_100"]:
-        expected = score_squad(sample["filtered_resps"][0], sample["doc"]["answers"])
+        expected = score_squad(answers_of(sample, 0, "squad_length_100", "samples")[0], sample["doc"]["answers"])
         assert sample["f1"] == pytest.approx(expected["f1"])
     assert results["configs"]["squad_length_100"]["metadata"]["copy_tasks_docs_sha256"]

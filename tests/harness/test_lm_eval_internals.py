@@ -273,3 +273,22 @@ def test_a_reference_model_run_never_imports_torch_and_records_its_seed(tmp_path
     assert not re.search(r"\|\s+torch$", result.stderr, re.MULTILINE)
     results, _ = read_results(tmp_path / "out")
     assert results["config"]["torch_seed"] == 1234 and results["lm_eval_version"]
+
+
+def test_what_the_lm_eval_0_5_pre_release_cannot_run_is_named_and_0_4_runs_everything():
+    """lm-eval 0.5.0.dev1 fails `--samples` with `--log_samples` after the run, and several processes as it
+    gathers their results: refused in one line before the model, naming the lm-eval line that fails."""
+    import types
+
+    import lm_eval
+
+    logged = types.SimpleNamespace(samples={"phonebook_copy_10": [3]}, log_samples=True)
+    plain = types.SimpleNamespace(samples=None, log_samples=True)
+    verdicts = (internals.unsupported_on_this_lm_eval(logged, {}),
+                internals.unsupported_on_this_lm_eval(plain, {"WORLD_SIZE": "2"}),
+                internals.unsupported_on_this_lm_eval(plain, {"WORLD_SIZE": "1"}))
+    if str(lm_eval.__version__).startswith("0.5.0.dev"):
+        assert "doc_id_true = indices[doc_id]" in verdicts[0] and "several processes" in verdicts[1]
+        assert verdicts[2] is None
+    else:
+        assert verdicts == (None, None, None)

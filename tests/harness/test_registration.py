@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import configparser
+import importlib
 import logging
 import subprocess
 import sys
@@ -17,6 +19,7 @@ import copy_tasks
 from copy_tasks.harness import lm_eval_internals as internals
 from copy_tasks.harness import registration
 from copy_tasks.harness.registration import task_config_dir, with_our_tasks
+from copy_tasks.models import BACKENDS, register_backends
 from copy_tasks.probes.families import FAMILIES, UMBRELLA_GROUPS
 
 
@@ -57,10 +60,23 @@ def test_task_manager_api_includes_our_tasks_and_user_tasks(tmp_path):
     assert Path(index["phonebook_copy_20"].yaml_path).is_relative_to(task_config_dir())
 
 
-def test_wheel_ships_task_configs_and_the_pth_file(tmp_path):
+def test_wheel_ships_task_configs_the_pth_file_and_our_backends_as_lm_eval_model_plugins(tmp_path):
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
                     "-q", "-w", str(tmp_path), str(ROOT)], check=True)
-    names = zipfile.ZipFile(next(tmp_path.glob("copy_tasks-*.whl"))).namelist()
+    wheel = zipfile.ZipFile(next(tmp_path.glob("copy_tasks-*.whl")))
+    names = wheel.namelist()
+    # The model-plugin entry points (for an lm-eval that loads model plugins): each of our backends
+    # but the conformance battery's, each naming the class our registration enters under that name.
+    entry_points = configparser.ConfigParser(delimiters=("=",))
+    entry_points.read_string(wheel.read(next(name for name in names if name.endswith("/entry_points.txt"))).decode())
+    plugins = {name: target.strip() for name, target in entry_points[internals.MODEL_PLUGIN_GROUP].items()}
+    assert plugins == {name: target for name, target in BACKENDS.items() if name != "scripted"}
+    from lm_eval.api.registry import get_model
+
+    register_backends()
+    for name, target in plugins.items():
+        module, attribute = target.split(":")
+        assert getattr(importlib.import_module(module), attribute) is get_model(name)
     assert "copy_tasks.pth" in names
     assert "copy_tasks/task_configs/phonebook_copy/phonebook_copy_1000.yaml" in names
     assert "copy_tasks/task_configs/_generation_template_yaml" in names

@@ -12,6 +12,7 @@ import pytest
 
 from copy_tasks.common.files import CACHE_ENV
 from copy_tasks.harness import task_index_cache
+from copy_tasks.harness.lm_eval_internals import task_index_of
 
 
 @pytest.fixture
@@ -170,10 +171,10 @@ def test_lm_evals_task_manager_gets_the_same_index_from_the_store(cache, monkeyp
 
     monkeypatch.setattr(task_index_cache, "stored_index", parsed_once)
     monkeypatch.setenv(task_index_cache.SWITCH, "0")
-    unstored = TaskManager().task_index
+    unstored = task_index_of(TaskManager())
     monkeypatch.delenv(task_index_cache.SWITCH)
-    built_and_stored = TaskManager().task_index
-    read = TaskManager().task_index
+    built_and_stored = task_index_of(TaskManager())
+    read = task_index_of(TaskManager())
     assert len(list(cache.glob("*.json"))) == 1
     assert unstored == built_and_stored == read
     assert "phonebook_copy_10" in read and "arc_easy" in read

@@ -128,6 +128,14 @@ def test_bad_paths_and_a_broken_samples_file_are_one_line_naming_them(tmp_path):
     assert (tmp_path / "taken.txt").read_text() == "mine"
 
 
+def test_answers_logged_as_lm_eval_0_5_logs_them_are_scored_as_0_4s():
+    """lm-eval 0.5 logs each answer as a list of one (`[[" b c"]]`); read flat, the verdicts are 0.4's."""
+    nested = sample(" b c b c", " b c")
+    nested["filtered_resps"] = [[" b c b c"]]
+    rescored = rescore_samples("random_copy_10", [nested, sample(" b c b c", " b c")])
+    assert [(s["exact_match"], s["authors_exact_match"]) for s in rescored] == [(1.0, 0.0), (1.0, 0.0)]
+
+
 def test_every_answer_of_a_doc_of_several_questions_is_scored(tmp_path):
     """Issue 45 finding 1: only the first of mqar's 8 answers was scored (SmolLM2's mqar_8 became 0.52 and 0.52)."""
     source = published_gemma_run(tmp_path, "mqar_8", model="smollm2-135m")

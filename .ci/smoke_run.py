@@ -1,0 +1,47 @@
+"""CI's smoke run of every offline task, two docs each, through the installed lm-eval: a bare
+`lm_eval` run of a tiny GPT-NeoX (`hf`, samples logged) and a `copy-tasks run` of the n-gram copier.
+Run under lm-eval 0.4 and 0.5 into two folders, `.ci/same_runs.py` compares them.
+
+    python .ci/smoke_run.py OUT [--model FOLDER]
+
+OUT/hf and OUT/ngram_copier get the results; the tiny model is written to OUT/model unless
+--model names one already written (the same weights for both versions).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+LIMIT = "2"
+TASKS = "copy_tasks_offline"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("out", type=Path)
+    parser.add_argument("--model", type=Path, help="a tiny model folder written by an earlier smoke run")
+    args = parser.parse_args()
+    model = args.model
+    if model is None:
+        from copy_tasks.experiments.tiny_models import build_tiny_model
+
+        model = build_tiny_model("gpt_neox", args.out / "model")
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "OMP_NUM_THREADS": "1"}
+    bin_folder = Path(sys.executable).parent
+    runs = {
+        "hf": [str(bin_folder / "lm_eval"), "--model", "hf", "--model_args", f"pretrained={model}",
+               "--device", "cpu"],
+        "ngram_copier": [str(bin_folder / "copy-tasks"), "run", "--model", "ngram_copier"],
+    }
+    for name, command in runs.items():
+        command += ["--tasks", TASKS, "--limit", LIMIT, "--log_samples", "--output_path", str(args.out / name)]
+        print("+", " ".join(command), flush=True)
+        subprocess.run(command, env=env, check=True, stdout=subprocess.DEVNULL)
+
+
+if __name__ == "__main__":
+    main()
