@@ -1,10 +1,11 @@
 """CI's smoke run of every offline task, two docs each, through the installed lm-eval: a bare
-`lm_eval` run of a tiny GPT-NeoX (`hf`, samples logged) and a `copy-tasks run` of the n-gram copier.
+`lm_eval` run of a tiny GPT-NeoX (`hf`, samples logged), the same under its chat template at each
+family's shortest length, and a `copy-tasks run` of the n-gram copier.
 Run under lm-eval 0.4 and 0.5 into two folders, `.ci/same_runs.py` compares them.
 
     python .ci/smoke_run.py OUT [--model FOLDER]
 
-OUT/hf and OUT/ngram_copier get the results; the tiny model is written to OUT/model unless
+OUT/hf, OUT/hf-chat and OUT/ngram_copier get the results; the tiny model is written to OUT/model unless
 --model names one already written (the same weights for both versions).
 """
 
@@ -20,6 +21,14 @@ LIMIT = "2"
 TASKS = "copy_tasks_offline"
 
 
+def shortest_tasks() -> str:
+    """Each offline family's shortest length, both variants."""
+    from copy_tasks.probes.families import FAMILIES
+
+    return ",".join(family.task_name(family.lengths[0], forced) for family in FAMILIES.values()
+                    if not family.needs_download for forced in (False, True))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", type=Path)
@@ -32,13 +41,14 @@ def main() -> None:
         model = build_tiny_model("gpt_neox", args.out / "model")
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "OMP_NUM_THREADS": "1"}
     bin_folder = Path(sys.executable).parent
+    hf = [str(bin_folder / "lm_eval"), "--model", "hf", "--model_args", f"pretrained={model}", "--device", "cpu"]
     runs = {
-        "hf": [str(bin_folder / "lm_eval"), "--model", "hf", "--model_args", f"pretrained={model}",
-               "--device", "cpu"],
-        "ngram_copier": [str(bin_folder / "copy-tasks"), "run", "--model", "ngram_copier"],
+        "hf": [*hf, "--tasks", TASKS],
+        "hf-chat": [*hf, "--tasks", shortest_tasks(), "--apply_chat_template"],
+        "ngram_copier": [str(bin_folder / "copy-tasks"), "run", "--model", "ngram_copier", "--tasks", TASKS],
     }
     for name, command in runs.items():
-        command += ["--tasks", TASKS, "--limit", LIMIT, "--log_samples", "--output_path", str(args.out / name)]
+        command += ["--limit", LIMIT, "--log_samples", "--output_path", str(args.out / name)]
         print("+", " ".join(command), flush=True)
         subprocess.run(command, env=env, check=True, stdout=subprocess.DEVNULL)
 
