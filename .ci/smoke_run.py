@@ -1,12 +1,13 @@
 """CI's smoke run of every offline task, two docs each, through the installed lm-eval: a bare
 `lm_eval` run of a tiny GPT-NeoX (`hf`, samples logged), the same under its chat template at each
 family's shortest length, the families with a text source at their shortest length (natural text
-from offline Wikipedia, SQuAD from the tests' small file), and a `copy-tasks run` of the n-gram copier.
+from offline Wikipedia, SQuAD from the tests' small file), and `copy-tasks run`s of the tiny model
+on `hf_fast` (each offline family's shortest length) and of the n-gram copier.
 Run under lm-eval 0.4 and 0.5 into two folders, `.ci/same_runs.py` compares them.
 
     python .ci/smoke_run.py OUT [--model FOLDER]
 
-OUT/hf, OUT/hf-chat, OUT/hf-text and OUT/ngram_copier get the results; the tiny model is written to OUT/model unless
+OUT/hf, OUT/hf-chat, OUT/hf-text, OUT/hf_fast and OUT/ngram_copier get the results; the tiny model is written to OUT/model unless
 --model names one already written (the same weights for both versions).
 """
 
@@ -59,6 +60,8 @@ def main() -> None:
         "hf": [*hf, "--tasks", TASKS],
         "hf-chat": [*hf, "--tasks", shortest_tasks(), "--apply_chat_template"],
         "hf-text": [*hf, "--tasks", shortest_tasks(downloads=True), "--metadata", text_sources(args.out)],
+        "hf_fast": [str(bin_folder / "copy-tasks"), "run", "--model", "hf_fast", "--model_args", f"pretrained={model}",
+                    "--device", "cpu", "--tasks", shortest_tasks()],
         "ngram_copier": [str(bin_folder / "copy-tasks"), "run", "--model", "ngram_copier", "--tasks", TASKS],
     }
     for name, command in runs.items():
