@@ -7,7 +7,6 @@ answers and verdicts. Prints each difference and exits 1 if there is one.
 
 from __future__ import annotations
 
-import json
 import math
 import sys
 from pathlib import Path

@@ -7,8 +7,9 @@ Run under lm-eval 0.4 and 0.5 into two folders, `.ci/same_runs.py` compares them
 
     python .ci/smoke_run.py OUT [--model FOLDER]
 
-OUT/hf, OUT/hf-chat, OUT/hf-text, OUT/hf_fast and OUT/ngram_copier get the results; the tiny model is written to OUT/model unless
---model names one already written (the same weights for both versions).
+OUT/hf, OUT/hf-chat, OUT/hf-text, OUT/hf_fast and OUT/ngram_copier get the results; the tiny
+model is written to OUT/model unless --model names one already written (the same weights for both
+versions).
 """
 
 from __future__ import annotations

@@ -353,9 +353,9 @@ def unsupported_on_this_lm_eval(config, environment) -> str | None:
     if not str(lm_eval.__version__).startswith("0.5.0.dev"):
         return None
     if getattr(config, "samples", None) and getattr(config, "log_samples", False):
-        return ("--samples with --log_samples fails in lm-eval 0.5.0.dev1 after the run (its _build_logged_samples "
-                "reads the chosen docs by position, 'doc_id_true = indices[doc_id]', while it numbers them by their own "
-                "index): leave out --log_samples, or use lm-eval 0.4.13")
+        return ("--samples with --log_samples fails in lm-eval 0.5.0.dev1 after the run (its "
+                "_build_logged_samples reads the chosen docs by position, 'doc_id_true = indices[doc_id]', while it "
+                "numbers them by their own index): leave out --log_samples, or use lm-eval 0.4.13")
     if int(environment.get("WORLD_SIZE", "1") or 1) > 1:
         return ("several processes (accelerate launch) fail under lm-eval 0.5.0.dev1 as it gathers the results; "
                 "run in one process, or with lm-eval 0.4.13")

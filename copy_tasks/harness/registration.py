@@ -111,7 +111,8 @@ def patch_option_checks(config_module: Any) -> None:
             else:
                 if not (missing := internals.unindexed_task_names(config, manager)):
                     return manager
-            exit_in_one_line_on_the_command_line(UserError(unknown_tasks(missing, internals.indexed_task_names(config))))
+            known = internals.indexed_task_names(config)
+            exit_in_one_line_on_the_command_line(UserError(unknown_tasks(missing, known)))
 
         return checked
 
