@@ -65,3 +65,31 @@ def test_a_grid_recipes_model_is_built_at_its_width_in_a_folder_of_its_own(tmp_p
     folder = tmp_path / "mqar" / "lstm-w16" / "seed-1"
     assert json.loads((folder / "final" / "config.json").read_text())["hidden_size"] == 16
     assert (summary["width"], summary["hidden_size"], summary["state_bits"]) == (16, 16, 2 * 2 * 16 * 32)
+
+
+@pytest.mark.parametrize("architecture", ["transformer-rope", "transformer-conv", "mamba2", "lstm"])
+def test_the_loss_in_groups_of_like_length_is_the_padded_batchs(architecture):
+    """`answer_loss` cuts a batch into groups of rows of like length: the loss and every gradient
+    are those of the whole padded batch, which is transformers' own causal-LM loss."""
+    from copy_tasks.experiments.architectures import build_model
+    from copy_tasks.experiments.training import answer_loss
+    from copy_tasks.experiments.training_data import single_batch, tokenizer_for, training_example
+
+    recipe = RECIPES["quick"]
+    tokenizer = tokenizer_for("mqar")
+    model = build_model(architecture, recipe, tokenizer, 0)
+    examples = [training_example(recipe, "mqar", 0, index, lengths=(2, 10)) for index in range(6)]
+    ids, mask, labels = single_batch(tokenizer, examples)
+    assert len(set(mask.sum(dim=1).tolist())) > 2  # rows of several lengths
+
+    def loss_and_gradients(loss):
+        model.zero_grad()
+        loss.backward()
+        return loss.item(), [parameter.grad.clone() for parameter in model.parameters()]
+
+    own, own_gradients = loss_and_gradients(model(input_ids=ids, attention_mask=mask, labels=labels).loss)
+    for groups in (1, 3, 6):
+        loss, grads = loss_and_gradients(answer_loss(model, ids, mask, labels, length_groups=groups))
+        assert loss == pytest.approx(own, rel=1e-5)
+        for got, expected in zip(grads, own_gradients):
+            assert torch.allclose(got, expected, rtol=1e-4, atol=1e-6 * expected.abs().max().item() + 1e-9)
