@@ -46,7 +46,7 @@ def learning_rate(recipe: Recipe, step: int, steps: int, architecture: str = "")
 LENGTH_GROUPS = 4  # groups of rows of like length a batch is computed in (`answer_loss`)
 
 
-def answer_loss(model, ids, mask, labels, length_groups: int = LENGTH_GROUPS):
+def answer_loss(model, ids, mask, labels, length_groups: int = LENGTH_GROUPS, own_forward: bool = False):
     """The mean cross-entropy of the labelled tokens (transformers' causal-LM loss) of a batch of
     right-padded rows (`training_data.single_batch`; `labels` -100 where nothing is predicted).
 
@@ -54,6 +54,8 @@ def answer_loss(model, ids, mask, labels, length_groups: int = LENGTH_GROUPS):
     computed in `length_groups` groups of like length, each cut to its longest row, and the summed
     losses divided by the batch's labelled tokens. The same loss and gradients as the padded batch
     (tested), on fewer tokens: MQAR's rows of 4 to 32 pairs run from 13 to 97 tokens.
+    `own_forward`: Mamba-2 through transformers' forward too (`summed_answer_loss`; for
+    benchmarks/bench_training_step.py, which measures what each change saves).
 
         >>> import torch
         >>> answer_loss(None, torch.ones(1, 3), torch.tensor([[0, 1, 1]]), torch.ones(1, 3))
@@ -74,16 +76,16 @@ def answer_loss(model, ids, mask, labels, length_groups: int = LENGTH_GROUPS):
         if len(rows):
             longest = int(lengths[rows].max())
             summed = summed + summed_answer_loss(model, ids[rows, :longest], mask[rows, :longest],
-                                                 labels[rows, :longest])
+                                                 labels[rows, :longest], own_forward)
     return summed / (labels[:, 1:] != -100).sum()
 
 
-def summed_answer_loss(model, ids, mask, labels):
+def summed_answer_loss(model, ids, mask, labels, own_forward: bool = False):
     """The summed cross-entropy of the labelled tokens, the output layer applied only at the
     positions that predict one: most positions of a row are its prompt, and at MQAR's vocabulary
     of 1,149 tokens the output layer over every position was most of a step's time. Mamba-2 runs
-    `copy_tasks.models.mamba2_training` (transformers' function, faster on a CPU); any other
-    model its own forward, its output embeddings taking the hidden states of those positions
+    `copy_tasks.models.mamba2_training` (transformers' function, faster on a CPU) unless
+    `own_forward`; any other model its own forward, its output embeddings taking the hidden states of those positions
     alone (a hook for the one pass)."""
     import torch
 
@@ -92,7 +94,7 @@ def summed_answer_loss(model, ids, mask, labels):
     predicts = labels[:, 1:] != -100  # position t predicts token t + 1
     selected = torch.nn.functional.pad(predicts, (0, 1), value=False)
     head = model.get_output_embeddings()
-    if is_mamba2(model):
+    if is_mamba2(model) and not own_forward:
         hidden = last_hidden_states(model, ids, mask)[selected]
         logits = head(hidden.to(head.weight.dtype))
     else:
