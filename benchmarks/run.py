@@ -16,7 +16,9 @@
 9. what a newcomer waits for: the main job from an empty model cache, step by step, and the
    test suite and its quick tier (`bench_newcomer.py`, about 12 minutes more);
 10. generation that stops at the answer: a model that never stops, before and after, and the
-   published Gemma answers cut where their rows would stop (`bench_generation_stops.py`).
+   published Gemma answers cut where their rows would stop (`bench_generation_stops.py`);
+11. a training step of the `mqar` recipe's models: the padded batch, rows in groups of like
+   length, and Mamba-2's own scan, side by side (`bench_training_step.py`, about 2 minutes).
 """
 
 import logging
@@ -31,6 +33,7 @@ import bench_protocols
 import bench_reference_models
 import bench_startup
 import bench_tf_vs_generation
+import bench_training_step
 
 if __name__ == "__main__":
     for noisy in ("lm_eval", "copy_tasks"):  # lm-eval's per-task notices would bury the tables
@@ -54,3 +57,5 @@ if __name__ == "__main__":
     bench_newcomer.main([])
     print()
     bench_generation_stops.main([])
+    print()
+    bench_training_step.main([])
