@@ -9,7 +9,7 @@ each. Two changes cut a step's time, and this measures each, side by side, on th
 - `+ own scan` (Mamba-2 only): and Mamba-2's forward in batched matrix products
   (`copy_tasks.models.mamba2_training`), the step `copy-tasks train` takes now.
 It prints seconds a step (median of the measured steps) and each one's ratio to `padded`.
-Run: `python benchmarks/bench_training_step.py [--steps N]` (about 2 minutes).
+Run: `python benchmarks/bench_training_step.py [--steps N]` (about 30 seconds).
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ def main(argv: list[str] | None = None) -> None:
     from copy_tasks.experiments.training_data import single_batch, tokenizer_for
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--steps", type=int, default=8)
+    parser.add_argument("--steps", type=int, default=12)
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
     recipe, tokenizer = RECIPES["mqar"], tokenizer_for("mqar")

@@ -18,7 +18,7 @@
 10. generation that stops at the answer: a model that never stops, before and after, and the
    published Gemma answers cut where their rows would stop (`bench_generation_stops.py`);
 11. a training step of the `mqar` recipe's models: the padded batch, rows in groups of like
-   length, and Mamba-2's own scan, side by side (`bench_training_step.py`, about 2 minutes).
+   length, and Mamba-2's own scan, side by side (`bench_training_step.py`, about 30 seconds).
 """
 
 import logging
