@@ -7,7 +7,7 @@ each. Two changes cut a step's time, and this measures each, side by side, on th
   Mamba-2), the step before;
 - `groups`: the rows in 4 groups of like length, each cut to its longest row (`answer_loss`);
 - `+ own scan` (Mamba-2 only): and Mamba-2's forward in batched matrix products
-  (`copy_tasks.models.mamba2_training`), the step `copy-tasks train` takes now.
+  (`copy_tasks.experiments.mamba2_training`), the step `copy-tasks train` takes now.
 It prints seconds a step (median of the measured steps) and each one's ratio to `padded`.
 Run: `python benchmarks/bench_training_step.py [--steps N]` (about 30 seconds).
 """

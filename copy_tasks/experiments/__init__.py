@@ -7,7 +7,8 @@
 - `train_command`: `copy-tasks train`, small models trained from scratch on our probes
   (`recipes`: what a run trains and with what; `training_tasks`: the tasks it trains on, each
   declared once; `training_data`: the examples, tokenizer and rows;
-  `training`: the training loop; `training_jobs`: the jobs of a run; `architectures`: the models)
+  `training`: the training loop, `mamba2_training` Mamba-2's forward in it; `training_jobs`: the jobs of
+  a run; `architectures`: the models)
   and scored through lm-eval (`train_evaluation`), then reported (`train_report`);
 - `reference_curves`: `copy-tasks reference-curves`, the reference models' curves page;
 - `real_models`, `tiny_models` and `tiny_architectures`: preparing the real models from PyPI

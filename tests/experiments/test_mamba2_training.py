@@ -1,4 +1,4 @@
-"""Mamba-2's training forward (`copy_tasks.models.mamba2_training`) computes what transformers'
+"""Mamba-2's training forward (`copy_tasks.experiments.mamba2_training`) computes what transformers'
 `Mamba2ForCausalLM` computes: hidden states and every parameter's gradient, on right-padded
 batches, at chunkings that divide the tokens and that do not, with one group and several."""
 
@@ -8,7 +8,7 @@ import pytest
 import torch
 import transformers
 
-from copy_tasks.models.mamba2_training import chunked_scan, last_hidden_states
+from copy_tasks.experiments.mamba2_training import chunked_scan, last_hidden_states
 
 
 def tiny_mamba2(groups: int, heads: int, chunk: int, state: int = 4) -> transformers.Mamba2ForCausalLM:
