@@ -228,7 +228,7 @@ def modules_not_named(package: Path) -> list[str]:
     """The modules and subpackages of a package (private ones left out) its docstring does not
     name in backticks, as `name` or a dotted path ending in it (`copy_tasks.report.table`)."""
     doc = ast.get_docstring(ast.parse((package / "__init__.py").read_text())) or ""
-    named = {quoted.split(".")[-1] for quoted in re.findall(r"`([A-Za-z_.]+)`", doc)}
+    named = {quoted.split(".")[-1] for quoted in re.findall(r"`([A-Za-z_][A-Za-z0-9_.]*)`", doc)}
     parts = {path.stem for path in package.glob("*.py")} | {path.name for path in package.iterdir()
                                                               if (path / "__init__.py").is_file()}
     return sorted(name for name in parts if not name.startswith("_") and name not in named)
