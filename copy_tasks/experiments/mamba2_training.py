@@ -88,9 +88,11 @@ def causal_convolution(inputs: torch.Tensor, weight: torch.Tensor, bias: torch.T
 
 
 def gated_norm(scanned: torch.Tensor, gate: torch.Tensor, norm) -> torch.Tensor:
-    """transformers' `Mamba2RMSNormGated`: the scan times silu(gate), RMS-normed in groups."""
+    """transformers' gated RMS norm: the scan times silu(gate), RMS-normed in groups of the norm's
+    `group_size` (`Mamba2RMSNormGated`), or over the whole width where the norm has none (the
+    `MambaRMSNormGated` of transformers 5.0, this package's lowest)."""
     gated = scanned.float() * F.silu(gate.float())
-    grouped = gated.view(*gated.shape[:-1], -1, norm.group_size)
+    grouped = gated.view(*gated.shape[:-1], -1, getattr(norm, "group_size", gated.shape[-1]))
     grouped = grouped * torch.rsqrt(grouped.pow(2).mean(-1, keepdim=True) + norm.variance_epsilon)
     return norm.weight * grouped.view(gated.shape).to(scanned.dtype)
 
