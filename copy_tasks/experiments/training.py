@@ -85,8 +85,8 @@ def summed_answer_loss(model, ids, mask, labels, own_forward: bool = False):
     positions that predict one: most positions of a row are its prompt, and at MQAR's vocabulary
     of 1,149 tokens the output layer over every position was most of a step's time. Mamba-2 runs
     `copy_tasks.experiments.mamba2_training` (transformers' function, faster on a CPU) unless
-    `own_forward`; any other model its own forward, its output embeddings taking the hidden states of those positions
-    alone (a hook for the one pass)."""
+    `own_forward`; any other model its own forward, its output embeddings taking the hidden
+    states of those positions alone (a hook for the one pass)."""
     import torch
 
     from copy_tasks.experiments.mamba2_training import is_mamba2, last_hidden_states
