@@ -1,18 +1,19 @@
 """Mamba-2's forward pass for training on a CPU: the function transformers' `Mamba2ForCausalLM`
 computes without its CUDA kernels, written in batched matrix products laid out for them.
 
-transformers' pure-PyTorch path (what runs without `mamba_ssm`) spends most of a training step
-of the `mqar` recipe's models in `einsum` layouts that copy their operands and in a depthwise
-`conv1d` whose CPU backward is slow. Here the same parameters give the same numbers (to float32
-rounding; tested against transformers' own forward, outputs and gradients, on padded batches):
+transformers' pure-PyTorch path (what runs without `mamba_ssm`) spent about half of a training
+step of the `mqar` recipe's models in its scan, whose `einsum` layouts copy their operands, and
+a tenth in the backward of a depthwise `conv1d`, slow on a CPU. Here the same parameters give
+the same numbers (to float32 rounding; tested against transformers' own forward, outputs and
+gradients, on padded batches):
 
 - the causal depthwise convolution as `conv_kernel` shifted products (`causal_convolution`);
 - the state-space scan in the chunked "state space duality" form of Dao and Gu (2024), as
-  transformers computes it (the same chunks, the same stable segment sums), but with heads and
-  chunks as batch dimensions, so each contraction is one batched matrix product
-  (`chunked_scan`); B and C are shared by the heads of a group and are not repeated.
+  transformers computes it (the same stable segment sums), but with heads and chunks as batch
+  dimensions, so each contraction is one batched matrix product, and chunks as even as the
+  tokens allow (`chunked_scan`); B and C are shared by the heads of a group and are not repeated.
 
-Only the training loop uses it (`copy_tasks.experiments.training.answer_loss`); saved models
+Only the training loop uses it (`copy_tasks.experiments.training.summed_answer_loss`); saved models
 are plain `Mamba2ForCausalLM` checkpoints that `lm_eval --model hf` loads and scores with
 transformers' own code.
 
